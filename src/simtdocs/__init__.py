@@ -1,0 +1,43 @@
+"""simtdocs: a GPU on paper.
+
+Write a kernel the way CUDA does (one function, many threads), ``launch`` it over a grid
+of blocks, and read the events that decide performance on a real GPU: sectors per
+request, shared-memory wavefronts, SIMT efficiency, divergent branches, races.
+
+The parts, one module each:
+
+* ``simtdocs.model``: the programming model (``launch``, ``cdiv``, the ``blk`` a kernel sees)
+* ``simtdocs.memory``: sectors and bank wavefronts of one warp access
+* ``simtdocs.counters``: the counters a launch returns, and a time estimate
+* ``simtdocs.diagnostics``: sanitizer-style errors and race records
+* ``simtdocs.devices``: GPUs as data (H100, RTX 4090, A100)
+* ``simtdocs.analytic``: occupancy, Little's law, waves, Amdahl/Gustafson, launch overhead
+"""
+
+from .analytic import (
+    amdahl,
+    decode_step,
+    gustafson,
+    latency_hiding,
+    launch_overhead,
+    occupancy,
+    waves,
+)
+from .counters import LABELS, Counters, Stats, TimeEstimate
+from .devices import A100, H100, PRESETS, RTX4090, Device
+from .diagnostics import (
+    InitcheckError,
+    LaunchError,
+    MemcheckError,
+    Race,
+    SimulatorError,
+    SynccheckError,
+)
+from .model import Block, Shared, cdiv, launch
+
+__all__ = [
+    "A100", "H100", "LABELS", "PRESETS", "RTX4090", "Block", "Counters", "Device",
+    "InitcheckError", "LaunchError", "MemcheckError", "Race", "Shared", "SimulatorError",
+    "Stats", "SynccheckError", "TimeEstimate", "amdahl", "cdiv", "decode_step", "gustafson",
+    "latency_hiding", "launch", "launch_overhead", "occupancy", "waves",
+]

@@ -1,0 +1,189 @@
+"""Counters: what a launch measured, in Nsight Compute's words.
+
+``Counters`` is a bag of event counts that adds up; a launch keeps one for the whole
+kernel and one per kernel source line. ``Stats`` is what ``launch`` returns: the totals,
+the per-line breakdown, the race records and a time estimate from a stated model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+from .devices import Device
+from .diagnostics import Race, Site
+
+#: Labels of the headline counters, (Chinese, English), for tables in the lectures.
+LABELS = {
+    "blocks": ("线程块数", "blocks"),
+    "warps": ("warp 数", "warps"),
+    "warp_instructions": ("warp 指令数", "warp instructions"),
+    "simt_efficiency": ("SIMT 效率", "SIMT efficiency"),
+    "divergent_branches": ("发散分支数", "divergent branches"),
+    "requests": ("全局访存请求", "global requests"),
+    "sectors": ("sector 数", "sectors"),
+    "requested_bytes": ("所需字节", "bytes requested"),
+    "coalescing_efficiency": ("合并效率", "coalescing efficiency"),
+    "shared_requests": ("共享内存请求", "shared requests"),
+    "shared_wavefronts": ("共享内存 wavefront", "shared wavefronts"),
+    "barriers": ("同步次数", "barriers"),
+    "races": ("数据竞争", "races"),
+}
+
+#: Assumptions of the time estimate. They are a model, not a measurement.
+WARP_INSTRUCTIONS_PER_SCHEDULER_PER_CYCLE = 1  # each warp scheduler issues one instruction a cycle
+EXTRA_ISSUE_CYCLES_PER_EXTRA_WAVEFRONT = 1  # a bank conflict replays the access once per extra wavefront
+
+
+@dataclass
+class Counters:
+    """Event counts of a kernel, or of one of its source lines."""
+
+    warp_instructions: int = 0
+    active_lanes: int = 0  # summed over warp instructions
+    branches: int = 0
+    divergent_branches: int = 0
+    barriers: int = 0  # one per block per __syncthreads()
+    requests: int = 0  # warp-level global memory instructions (loads, stores, atomics)
+    sectors: int = 0
+    requested_bytes: int = 0
+    atomics: int = 0
+    shared_requests: int = 0
+    shared_wavefronts: int = 0
+    shuffles: int = 0
+
+    def add(self, other: "Counters") -> None:
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
+    @property
+    def simt_efficiency(self) -> float:
+        """Active lanes per warp instruction, over 32 (Nsight: 'avg. threads executed')."""
+        return self.active_lanes / (32 * self.warp_instructions) if self.warp_instructions else 1.0
+
+    @property
+    def coalescing_efficiency(self) -> float:
+        """Bytes the threads asked for over bytes the sectors moved."""
+        return self.requested_bytes / (32 * self.sectors) if self.sectors else 1.0
+
+    @property
+    def bytes_moved(self) -> int:
+        return 32 * self.sectors
+
+    @property
+    def sectors_per_request(self) -> float:
+        return self.sectors / self.requests if self.requests else 0.0
+
+    @property
+    def shared_ways(self) -> float:
+        """Average wavefronts per shared request: 1.0 means no bank conflict."""
+        return self.shared_wavefronts / self.shared_requests if self.shared_requests else 0.0
+
+    @property
+    def branch_efficiency(self) -> float:
+        return 1 - self.divergent_branches / self.branches if self.branches else 1.0
+
+
+@dataclass(frozen=True)
+class TimeEstimate:
+    """A kernel's time under a two-line model: the larger of DRAM time and issue time.
+
+    ``dram_s`` = sectors × 32 B / memory bandwidth (every sector comes from DRAM: no cache).
+    ``issue_s`` = issue cycles / (SMs × schedulers × instructions per cycle × clock), where
+    issue cycles = warp instructions + one extra cycle per extra shared wavefront, and the
+    work is spread evenly over all SMs. Latency, caches and launch overhead are left out.
+    """
+
+    dram_s: float
+    issue_s: float
+
+    @property
+    def seconds(self) -> float:
+        return max(self.dram_s, self.issue_s)
+
+    @property
+    def bound(self) -> str:
+        return "memory" if self.dram_s >= self.issue_s else "issue"
+
+
+@dataclass
+class LineCounters:
+    """The counters of one kernel source line."""
+
+    site: Site
+    counters: Counters
+
+
+@dataclass
+class Stats:
+    """What ``launch`` returns: the counters of one kernel launch.
+
+    The headline counters are attributes (``stats.sectors``, ``stats.simt_efficiency``…);
+    ``stats.lines`` breaks them down by kernel source line; ``stats.races`` lists the
+    shared-memory hazards found.
+    """
+
+    kernel: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    device: Device
+    totals: Counters = field(default_factory=Counters)
+    by_site: dict = field(default_factory=dict)
+    races: list[Race] = field(default_factory=list)
+
+    def __getattr__(self, name):
+        # The totals' counters read as the launch's own: stats.sectors, stats.simt_efficiency…
+        if name.startswith("_") or name in ("totals",):
+            raise AttributeError(name)
+        return getattr(self.totals, name)
+
+    @property
+    def blocks(self) -> int:
+        return self.grid[0] * self.grid[1] * self.grid[2]
+
+    @property
+    def threads_per_block(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def warps(self) -> int:
+        """Warps launched: blocks × ⌈threads per block / 32⌉."""
+        return self.blocks * -(-self.threads_per_block // 32)
+
+    @property
+    def lines(self) -> list[LineCounters]:
+        """Counters per kernel source line, in source order."""
+        return [LineCounters(site, c) for site, c in sorted(self.by_site.items(), key=lambda kv: (kv[0].filename, kv[0].lineno))]
+
+    def counters(self) -> dict:
+        """The headline counters, in the order of ``LABELS``."""
+        out = {}
+        for key in LABELS:
+            value = getattr(self, key)
+            out[key] = len(value) if key == "races" else value
+        return out
+
+    def estimate_time(self) -> TimeEstimate:
+        """Estimated kernel time on ``self.device`` (see ``TimeEstimate`` for the model)."""
+        d = self.device
+        t = self.totals
+        dram = t.sectors * d.sector_bytes / d.memory_bandwidth
+        cycles = t.warp_instructions + EXTRA_ISSUE_CYCLES_PER_EXTRA_WAVEFRONT * (t.shared_wavefronts - t.shared_requests)
+        rate = d.sm_count * d.schedulers_per_sm * WARP_INSTRUCTIONS_PER_SCHEDULER_PER_CYCLE * d.clock_hz
+        return TimeEstimate(dram_s=dram, issue_s=cycles / rate)
+
+    def __repr__(self) -> str:
+        t = self.totals
+        parts = [
+            f"{self.kernel}<<<{self.grid}, {self.block}>>> on {self.device.name}",
+            f"  warp instructions {t.warp_instructions:,}, SIMT efficiency {t.simt_efficiency:.1%}, "
+            f"divergent branches {t.divergent_branches:,}",
+            f"  global: {t.requests:,} requests, {t.sectors:,} sectors, {t.sectors_per_request:.2f} sectors/request, "
+            f"coalescing {t.coalescing_efficiency:.1%}",
+        ]
+        if t.shared_requests:
+            parts.append(f"  shared: {t.shared_requests:,} requests, {t.shared_wavefronts:,} wavefronts ({t.shared_ways:.2f}-way on average)")
+        if t.barriers:
+            parts.append(f"  barriers {t.barriers:,}")
+        if self.races:
+            parts.append(f"  races {len(self.races):,}, first: {self.races[0]}")
+        return "\n".join(parts)

@@ -1,0 +1,101 @@
+"""Diagnostics: the errors and hazard reports, worded like NVIDIA's compute-sanitizer.
+
+* ``LaunchError``: an invalid launch, raised before any thread runs (the CUDA error name
+  comes first, as ``cudaGetErrorName`` would print it).
+* ``MemcheckError``: an out-of-bounds or misaligned access (``memcheck``).
+* ``SynccheckError``: ``__syncthreads()`` reached by only part of a block (``synccheck``).
+* ``InitcheckError``: a read of shared memory nobody wrote (``initcheck``).
+* ``Race``: one shared-memory hazard between two warps of a block inside one barrier
+  phase (``racecheck``). Races are recorded, not raised: the simulated result is right,
+  because the simulator runs every warp in lock step, which a real GPU does not.
+
+The model checks hazards *between warps* only. Real hardware since Volta lets the lanes of
+one warp drift apart as well, and ``racecheck`` flags hazards inside a warp too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class SimulatorError(Exception):
+    """Base class of every error a kernel or a launch can raise in the simulator."""
+
+
+class LaunchError(SimulatorError, ValueError):
+    """An invalid launch configuration, found before any thread ran."""
+
+
+class MemcheckError(SimulatorError, IndexError):
+    """An invalid global or shared memory access (out of bounds, negative or misaligned)."""
+
+
+class SynccheckError(SimulatorError):
+    """A barrier that only some threads of a block reached."""
+
+
+class InitcheckError(SimulatorError):
+    """A shared-memory read of a word that no thread of the block had written."""
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a warp instruction comes from: the kernel's source line."""
+
+    kernel: str
+    filename: str
+    lineno: int
+    source: str
+
+    def __str__(self) -> str:
+        text = f": {self.source}" if self.source else ""
+        return f"{self.kernel} (line {self.lineno}{text})"
+
+
+@dataclass(frozen=True)
+class Race:
+    """A shared-memory hazard between two warps of one block in one barrier phase.
+
+    ``kind`` is ``"read-after-write"`` (``warp`` read a word ``other_warp`` had written) or
+    ``"write-after-read"`` (``warp`` overwrote a word ``other_warp`` had read).
+    """
+
+    kind: str
+    block: tuple[int, int, int]
+    warp: int
+    other_warp: int
+    array: str
+    address: int  # flat element index
+    site: Site
+    index: str = ""  # the element as the kernel indexes it, e.g. "[1][0]"
+
+    @property
+    def where(self) -> str:
+        return self.index or f"[{self.address}]"
+
+    @property
+    def message(self) -> str:
+        if self.kind == "read-after-write":
+            what = f"reads shared {self.array}{self.where}, written in this phase by warp {self.other_warp}"
+        else:
+            what = f"writes shared {self.array}{self.where}, read in this phase by warp {self.other_warp}"
+        return f"warp {self.warp} {what}, with no sync between"
+
+    def __str__(self) -> str:
+        b = ",".join(map(str, self.block))
+        return f"{self.kind} hazard in block ({b}) at {self.site}: {self.message}"
+
+
+def fmt3(v) -> str:
+    return "(" + ",".join(str(int(x)) for x in v) + ")"
+
+
+def span(values) -> str:
+    """'7' for one value, '232–255' for a run, '1, 5, 9' for a few scattered ones."""
+    values = sorted(set(int(v) for v in values))
+    if len(values) == 1:
+        return str(values[0])
+    if values[-1] - values[0] + 1 == len(values):
+        return f"{values[0]}–{values[-1]}"
+    head = ", ".join(map(str, values[:6]))
+    return head + (", …" if len(values) > 6 else "")

@@ -1,0 +1,647 @@
+"""The programming model: ``launch`` a kernel over a grid of blocks of threads.
+
+A kernel is a Python function ``kernel(blk, *args)`` written the way CUDA writes one:
+"what does one thread do". ``blk`` hands it per-thread index arrays, so one Python
+statement runs for every thread of the block at once, the way one warp instruction runs
+for 32 lanes. ``if`` becomes a boolean mask; memory goes through ``blk.load`` and
+``blk.store`` so the simulator can count sectors, wavefronts and hazards.
+
+To be fast, ``blk`` stands for a *batch* of blocks: thread-indexed values have shape
+(blocks in the batch, threads per block), ``blk.tx`` has shape (1, threads) and ``blk.bx``
+(blocks, 1), and numpy broadcasting does the rest. Blocks are independent in CUDA, so a
+kernel that is correct on hardware gives the same answer batched. A kernel that branches
+in Python on a block index (``if blk.bx == 0:``) needs ``launch(..., blocks_per_pass=1)``.
+"""
+
+from __future__ import annotations
+
+import linecache
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .counters import Counters, Stats
+from .devices import H100, Device
+from .diagnostics import (
+    InitcheckError,
+    LaunchError,
+    MemcheckError,
+    Race,
+    Site,
+    SynccheckError,
+    fmt3,
+    span,
+)
+from .memory import count_sectors, count_wavefronts, to_warps
+
+#: Threads simulated in one numpy pass; bounds the memory of a pass, not the result.
+THREADS_PER_PASS = 1 << 22
+
+
+
+def cdiv(a: int, b: int) -> int:
+    """Ceiling division ⌈a / b⌉: the number of blocks of size ``b`` that cover ``a`` items."""
+    return -(-a // b)
+
+
+def _dims(name: str, dims, limits) -> tuple[int, int, int]:
+    if isinstance(dims, (int, np.integer)):
+        dims = (dims,)
+    dims = tuple(dims)
+    if not 1 <= len(dims) <= 3:
+        raise LaunchError(f"cudaErrorInvalidConfiguration: {name} must have 1 to 3 dimensions, got {dims}")
+    for axis, d in zip("xyz", dims):
+        if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
+            raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} must be an integer, got {d!r}")
+        if d <= 0:
+            raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} = {d}; every dimension must be at least 1")
+    dims = tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
+    for axis, d, limit in zip("xyz", dims, limits):
+        if d > limit:
+            raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} = {d} exceeds the device limit {limit}")
+    return dims
+
+
+@dataclass
+class Shared:
+    """A ``__shared__`` array: one copy per block, read and written with ``blk.load/store``.
+
+    Besides the data it keeps, per 4-byte word, which warps wrote and read it in the current
+    barrier phase (for the race check) and whether anyone ever wrote it (for initcheck).
+    """
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    data: np.ndarray  # (blocks in the pass, elements)
+    written: np.ndarray  # (blocks, elements) bool: written at some point
+    writers: np.ndarray = field(repr=False, default=None)  # flat, a bit per warp, this phase
+    readers: np.ndarray = field(repr=False, default=None)
+
+    def __post_init__(self):
+        self.writers = np.zeros(self.data.size, np.uint32)
+        self.readers = np.zeros(self.data.size, np.uint32)
+
+    def new_phase(self) -> None:
+        """Forget who touched what: called at every barrier."""
+        self.writers[:] = 0
+        self.readers[:] = 0
+
+    @property
+    def size(self) -> int:
+        return self.data.shape[1]
+
+
+class Block:
+    """What a kernel sees: the threads of a batch of blocks, and the calls that count.
+
+    Per-thread indices: ``tx, ty, tz`` (``threadIdx``), ``tid`` (linear, x fastest),
+    ``lane`` and ``warp`` (``tid % 32`` and ``tid // 32``). Per-block: ``bx, by, bz``
+    (``blockIdx``). Shapes: ``bdx, bdy, bdz`` (``blockDim``) and ``gdx, gdy, gdz``
+    (``gridDim``) are plain ints.
+    """
+
+    def __init__(self, launch_state: "_Launch", first: int, count: int):
+        L = launch_state
+        self._L = L
+        self.bdx, self.bdy, self.bdz = L.block
+        self.gdx, self.gdy, self.gdz = L.grid
+        self.nthreads = L.threads
+        self.nblocks = count
+        ids = np.arange(first, first + count, dtype=np.int32)[:, None]
+        self.bx = ids % self.gdx
+        self.by = (ids // self.gdx) % self.gdy
+        self.bz = ids // (self.gdx * self.gdy)
+        self.tid = L.tid
+        self.tx, self.ty, self.tz = L.tx, L.ty, L.tz
+        self.lane = L.lane
+        self.warp = L.warp
+        self._shared: list[Shared] = []
+        self._shared_bytes = L.dynamic_shared
+        self._contiguous_memo = None
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _site(self) -> Site:
+        frame = sys._getframe(2)
+        key = (frame.f_code.co_filename, frame.f_lineno)
+        site = self._L.sites.get(key)
+        if site is None:
+            source = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+            site = Site(self._L.kernel_name, frame.f_code.co_filename, frame.f_lineno, source)
+            self._L.sites[key] = site
+        return site
+
+    def _counters(self, site: Site) -> Counters:
+        c = self._L.stats.by_site.get(site)
+        if c is None:
+            c = self._L.stats.by_site[site] = Counters()
+        return c
+
+    def _active(self, mask) -> np.ndarray | None:
+        """The mask broadcast to (blocks, threads), or None when every thread is active."""
+        if mask is None:
+            return None
+        m = np.asarray(mask)
+        if m.dtype != bool:
+            raise TypeError(f"mask must be a boolean array, got dtype {m.dtype}")
+        m = np.broadcast_to(m, (self.nblocks, self.nthreads))
+        return None if m.all() else m
+
+    def _thread_of(self, b: int, t: int) -> tuple[tuple, tuple]:
+        block = (int(self.bx[b, 0]), int(self.by[b, 0]), int(self.bz[b, 0]))
+        thread = (t % self.bdx, (t // self.bdx) % self.bdy, t // (self.bdx * self.bdy))
+        return block, thread
+
+    def _count_issue(self, c: Counters, active: np.ndarray | None) -> int:
+        """Count one warp instruction for every warp with an active lane; return how many."""
+        warps = -(-self.nthreads // 32)
+        if active is None:
+            n = self.nblocks * warps
+            c.warp_instructions += n
+            c.active_lanes += self.nblocks * self.nthreads
+            return n
+        per_warp = to_warps(active, None, self.nthreads, fill=False)[0].any(axis=1)
+        n = int(np.count_nonzero(per_warp))
+        c.warp_instructions += n
+        c.active_lanes += int(np.count_nonzero(active))
+        return n
+
+    # -- memory ----------------------------------------------------------------------------
+
+    def shared(self, shape, dtype=np.float32, name: str = "shared") -> Shared:
+        """Allocate a ``__shared__`` array of ``shape`` and ``dtype`` for each block."""
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+        dtype = np.dtype(dtype)
+        size = int(np.prod(shape))
+        self._shared_bytes += size * dtype.itemsize
+        limit = self._L.device.max_shared_per_block
+        if self._shared_bytes > limit:
+            raise LaunchError(
+                f"cudaErrorInvalidValue: {self._L.kernel_name} asks for {self._shared_bytes:,} bytes of shared memory "
+                f"per block; {self._L.device.name} allows {limit:,}"
+            )
+        arr = Shared(
+            name=name,
+            shape=shape,
+            dtype=dtype,
+            data=np.zeros((self.nblocks, size), dtype),
+            written=np.zeros((self.nblocks, size), bool),
+        )
+        self._shared.append(arr)
+        return arr
+
+    def load(self, array, index, mask=None, width: int = 1):
+        """Each active thread reads ``array[index]`` (``width`` consecutive elements for a
+        vector load such as ``float4``: then ``index`` is the first element and the result
+        gains a last axis of length ``width``). Inactive lanes get 0.
+
+        ``array`` is a numpy array in global memory or a ``Shared`` array. ``index`` is a
+        per-thread integer array (a tuple of them for a multi-dimensional array).
+        """
+        site = self._site()
+        return self._access("read", site, array, index, mask, width, None)
+
+    def store(self, array, index, value, mask=None, width: int = 1) -> None:
+        """Each active thread writes ``value`` to ``array[index]`` (see ``load``)."""
+        site = self._site()
+        self._access("write", site, array, index, mask, width, value)
+
+    def atomic_add(self, array, index, value, mask=None) -> None:
+        """``atomicAdd(&array[index], value)`` for each active thread (global memory).
+
+        Every addition lands, even when many threads hit the same element. The old values
+        are not returned.
+        """
+        site = self._site()
+        if isinstance(array, Shared):
+            raise TypeError("atomic_add works on global memory arrays only in this simulator")
+        self._access("atomic", site, array, index, mask, 1, value)
+
+    def _flat_index(self, array, index, kind, site, active, width):
+        shape = array.shape if isinstance(array, Shared) else array.shape
+        if isinstance(index, tuple):
+            if len(index) != len(shape):
+                raise IndexError(f"{site}: {len(index)} indices for an array of {len(shape)} dimensions")
+            flat = None
+            for axis, (i, n) in enumerate(zip(index, shape)):
+                i = np.asarray(i)
+                self._check_bounds(array, i, n, kind, site, active, axis=axis)
+                flat = i if flat is None else flat * n + i
+        else:
+            flat = np.asarray(index)
+            self._check_bounds(array, flat, int(np.prod(shape)) - (width - 1), kind, site, active, width=width)
+        if flat.dtype.kind not in "iu":
+            raise TypeError(f"{site}: index must be an integer array, got dtype {flat.dtype}")
+        flat = np.broadcast_to(flat, (self.nblocks, self.nthreads))
+        if width > 1:
+            bad = flat % width != 0
+            if active is not None:
+                bad = bad & active
+            if bad.any():
+                b, t = map(int, np.argwhere(bad)[0])
+                block, thread = self._thread_of(b, t)
+                raise MemcheckError(
+                    f"cudaErrorMisalignedAddress: misaligned {width * array.dtype.itemsize}-byte vector access at "
+                    f"element {int(flat[b, t])} (not a multiple of {width})\n    at {site}\n"
+                    f"    by thread {fmt3(thread)} in block {fmt3(block)}"
+                )
+        return flat
+
+    def _check_bounds(self, array, i, n, kind, site, active, axis=None, width=1):
+        i = np.asarray(i)
+        if i.dtype.kind not in "iu":
+            raise TypeError(f"{site}: index must be an integer array, got dtype {i.dtype}")
+        i = np.broadcast_to(i, (self.nblocks, self.nthreads))
+        if active is None:
+            if i.size == 0 or (i.min() >= 0 and i.max() < n):
+                return
+            bad = (i < 0) | (i >= n)
+        else:
+            bad = ((i < 0) | (i >= n)) & active
+            if not bad.any():
+                return
+        self._raise_oob(array, i, bad, kind, site, axis, width)
+
+    def _raise_oob(self, array, i, bad, kind, site, axis, width):
+        name = array.name if isinstance(array, Shared) else _name_of(array, site)
+        space = "__shared__" if isinstance(array, Shared) else "__global__"
+        verb = {"read": "read", "write": "write", "atomic": "atomic"}[kind]
+        size = array.dtype.itemsize * width
+        b, t = map(int, np.argwhere(bad)[0])
+        block, thread = self._thread_of(b, t)
+        threads = np.nonzero(bad[b])[0]
+        values = i[b, threads]
+        where = f"dimension {axis} of " if axis is not None else ""
+        extent = array.shape[axis] if axis is not None else int(np.prod(array.shape))
+        unit = "elements" if axis is None else "rows" if axis == 0 else "entries"
+        first, last = int(values.min()), int(values.max())
+        touched = f"{name}[{first}]" if first == last else f"{name}[{first}]…{name}[{last}]"
+        raise MemcheckError(
+            f"Invalid {space} {verb} of size {size} bytes\n"
+            f"    at {site}\n"
+            f"    by thread {fmt3(thread)} in block {fmt3(block)}\n"
+            f"    index {int(i[b, t])} is out of bounds: {where}{name} has {extent:,} {unit}\n"
+            f"    in block {fmt3(block)}, threads {span(threads)} {verb} {touched}"
+        )
+
+    def _access(self, kind, site, array, index, mask, width, value):
+        if not isinstance(width, int) or width < 1:
+            raise ValueError(f"{site}: width must be a positive integer")
+        active = self._active(mask)
+        if isinstance(array, Shared):
+            flat = self._flat_index(array, index, kind, site, active, width)
+            return self._shared_access(kind, site, array, flat, active, width, value)
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"{site}: global memory must be a numpy array, got {type(array).__name__}")
+        if not array.flags.c_contiguous:
+            raise ValueError(f"{site}: global arrays must be C-contiguous (use np.ascontiguousarray)")
+        lane_bytes = array.dtype.itemsize * width
+        if lane_bytes not in (1, 2, 4, 8, 16):
+            raise ValueError(f"{site}: a thread can move 1, 2, 4, 8 or 16 bytes at once, not {lane_bytes}")
+        mem = array.reshape(-1)
+        c = self._counters(site)
+        if active is None and not isinstance(index, tuple):
+            start = self._contiguous_start(index, width)
+            if start is not None:
+                return self._contiguous_access(kind, site, c, array, mem, start, width, value)
+        flat = self._flat_index(array, index, kind, site, active, width)
+        # Arrays start 256-byte aligned and accesses are aligned to their size, so every
+        # lane falls in exactly one 32-byte sector.
+        shift = 5
+        sectors = (flat.astype(np.int64) if mem.nbytes >= 2**31 else flat) * array.dtype.itemsize >> shift
+        rows, row_active = to_warps(sectors, active, self.nthreads)
+        c.sectors += count_sectors(rows, row_active)
+        n = self._count_issue(c, active)
+        c.requests += n
+        lanes = self.nblocks * self.nthreads if active is None else int(np.count_nonzero(active))
+        c.requested_bytes += lanes * lane_bytes
+        if kind == "atomic":
+            c.atomics += n
+        if width > 1:
+            cols = flat[..., None] + np.arange(width, dtype=flat.dtype)
+        else:
+            cols = flat
+        if kind == "read":
+            if active is None:
+                return mem[cols]
+            out = mem[np.where(active[..., None] if width > 1 else active, cols, 0)]
+            out[~active] = 0
+            return out
+        value = np.broadcast_to(np.asarray(value, dtype=array.dtype), cols.shape)
+        if active is None:
+            where, vals = cols, value
+        else:
+            where, vals = cols[active], value[active]
+        if kind == "atomic":
+            np.add.at(mem, where.reshape(-1), vals.reshape(-1))
+        else:
+            mem[where] = vals
+        return None
+
+    def _contiguous_start(self, index, width):
+        """If thread t of the pass reads element ``start + width·t``, return ``start``.
+
+        This is the shape of nearly every 1-D kernel (``i = bx·bdx + tx``); it makes the
+        bounds check, the sector count and the data movement a matter of the end points.
+        The answer is remembered for the same index array, which a kernel usually passes
+        to several loads and stores.
+        """
+        memo = self._contiguous_memo
+        if memo is not None and memo[0] is index:
+            return memo[1]
+        start = None
+        i = index if isinstance(index, np.ndarray) else None
+        n = self.nblocks * self.nthreads
+        if i is not None and i.shape == (self.nblocks, self.nthreads) and i.dtype.kind in "iu" and i.flags.c_contiguous:
+            flat = i.reshape(-1)
+            s0 = int(flat[0])
+            if int(flat[-1]) == s0 + width * (n - 1) and (s0 % width == 0):
+                probe = flat[:: 97]
+                if np.array_equal(probe, s0 + width * np.arange(0, n, 97, dtype=np.int64)):
+                    if np.array_equal(flat, np.arange(s0, s0 + width * n, width, dtype=flat.dtype)):
+                        start = s0
+        self._contiguous_memo = (index, start)
+        return start
+
+    def _contiguous_access(self, kind, site, c, array, mem, start, width, value):
+        n = self.nblocks * self.nthreads
+        stop = start + width * n
+        if start < 0 or stop > mem.size:
+            flat = np.arange(start, stop, width, dtype=np.int64).reshape(self.nblocks, self.nthreads)
+            self._check_bounds(array, flat, mem.size - (width - 1), kind, site, None, width=width)
+        itemsize = array.dtype.itemsize
+        # Warp w of block b covers threads [32w, min(32w + 32, T)) of the pass.
+        warps = -(-self.nthreads // 32)
+        first_t = (np.arange(self.nblocks)[:, None] * self.nthreads + 32 * np.arange(warps)[None, :])
+        last_t = np.minimum(first_t + 32, (np.arange(self.nblocks)[:, None] + 1) * self.nthreads) - 1
+        lo = (start + width * first_t) * itemsize >> 5
+        hi = ((start + width * last_t + width) * itemsize - 1) >> 5
+        c.sectors += int((hi - lo + 1).sum())
+        requests = self._count_issue(c, None)
+        c.requests += requests
+        c.requested_bytes += n * width * itemsize
+        if kind == "atomic":
+            c.atomics += requests
+        shape = (self.nblocks, self.nthreads) + ((width,) if width > 1 else ())
+        if kind == "read":
+            return mem[start:stop].reshape(shape).copy()
+        value = np.broadcast_to(np.asarray(value, dtype=array.dtype), shape)
+        if kind == "atomic":
+            mem[start:stop] += value.reshape(-1)  # distinct elements: no two threads collide
+        else:
+            mem[start:stop] = value.reshape(-1)
+        return None
+
+    def _shared_access(self, kind, site, arr: Shared, flat, active, width, value):
+        c = self._counters(site)
+        itemsize = arr.dtype.itemsize
+        per_lane = max(1, itemsize * width // 4)
+        words = flat * itemsize // 4
+        if per_lane > 1:
+            words = words[..., None] + np.arange(per_lane, dtype=words.dtype)
+        rows, row_active = to_warps(words, active, self.nthreads, fill=0)
+        wavefronts, requests = count_wavefronts(rows, row_active)
+        c.shared_wavefronts += wavefronts
+        c.shared_requests += requests
+        self._count_issue(c, active)
+
+        # One flat key per element touched: block of the pass × array size + element.
+        size = arr.size
+        key = np.arange(self.nblocks, dtype=np.int32)[:, None] * size + flat.astype(np.int32)
+        warp_bit = np.broadcast_to(np.uint32(1) << self.warp.astype(np.uint32), key.shape)
+        if width > 1:
+            key = key[..., None] + np.arange(width, dtype=np.int32)
+            warp_bit = np.broadcast_to(warp_bit[..., None], key.shape)
+        if active is None:
+            key, warp_bit = key.reshape(-1), warp_bit.reshape(-1)
+        else:
+            lanes = np.broadcast_to(active[..., None], key.shape) if width > 1 else active
+            key, warp_bit = key[lanes], warp_bit[lanes]
+        data = arr.data.reshape(-1)
+        if kind == "read":
+            unwritten = ~arr.written.reshape(-1)[key]
+            if unwritten.any():
+                self._raise_uninitialized(site, arr, key[int(np.argmax(unwritten))], itemsize * width, flat, active)
+            self._hazards("read-after-write", site, arr, arr.writers, arr.readers, key, warp_bit)
+            out = np.zeros(flat.shape + ((width,) if width > 1 else ()), arr.dtype)
+            if active is None:
+                out.reshape(-1)[:] = data[key]
+            else:
+                out[np.broadcast_to(active[..., None], out.shape) if width > 1 else active] = data[key]
+            return out
+        self._hazards("write-after-read", site, arr, arr.readers, arr.writers, key, warp_bit)
+        value = np.broadcast_to(np.asarray(value, dtype=arr.dtype), flat.shape + ((width,) if width > 1 else ()))
+        if active is None:
+            data[key] = value.reshape(-1)
+        else:
+            data[key] = value[np.broadcast_to(active[..., None], value.shape) if width > 1 else active]
+        arr.written.reshape(-1)[key] = True
+        return None
+
+    def _hazards(self, kind, site, arr, before, mine, key, warp_bit):
+        """Check this access against the other kind of access earlier in the phase, then log it.
+
+        ``before`` and ``mine`` hold, per element, a bit per warp that read or wrote it since
+        the last barrier.
+        """
+        earlier = before[key]
+        conflict = (earlier & ~warp_bit) != 0
+        if conflict.any():
+            self._record_races(kind, site, arr, key, warp_bit, earlier, conflict)
+        # ufunc.at, not a fancy |=: two warps touching one element in one instruction
+        # must both leave their bit.
+        np.bitwise_or.at(mine, key, warp_bit)
+
+    def _record_races(self, kind, site, arr, key, warp_bit, earlier, conflict):
+        # One record per block: its first conflicting lane (keys come in block, thread order).
+        hits = np.nonzero(conflict)[0]
+        blocks = key[hits] // arr.size
+        _, first = np.unique(blocks, return_index=True)
+        for k in hits[first]:
+            others = int(earlier[k]) & ~int(warp_bit[k])
+            other = (others & -others).bit_length() - 1
+            warp = int(warp_bit[k]).bit_length() - 1
+            b, element = divmod(int(key[k]), arr.size)
+            block, _ = self._thread_of(b, 0)
+            self._L.stats.races.append(Race(kind, block, warp, other, arr.name, element, site, _unravel(element, arr.shape)))
+
+    def _raise_uninitialized(self, site, arr, key, size, flat, active):
+        b, element = divmod(int(key), arr.size)
+        lanes = flat[b] == element if active is None else (flat[b] == element) & active[b]
+        block, thread = self._thread_of(b, int(np.argmax(lanes)))
+        raise InitcheckError(
+            f"Uninitialized __shared__ memory read of size {size} bytes\n"
+            f"    at {site}\n"
+            f"    by thread {fmt3(thread)} in block {fmt3(block)}\n"
+            f"    shared {arr.name}{_unravel(element, arr.shape)} was never written by this block"
+        )
+
+    # -- control flow ----------------------------------------------------------------------
+
+    def branch(self, cond, mask=None) -> np.ndarray:
+        """``if (cond)``: returns the mask of threads that take the ``if`` side.
+
+        ``mask`` is the set of threads that reach the branch (all, by default). A warp whose
+        reaching threads do not all agree is a divergent branch: it runs both sides.
+        """
+        site = self._site()
+        c = self._counters(site)
+        active = self._active(mask)
+        cond = np.broadcast_to(np.asarray(cond, dtype=bool), (self.nblocks, self.nthreads))
+        taken = cond if active is None else cond & active
+        n = self._count_issue(c, active)
+        c.branches += n
+        t_rows, _ = to_warps(taken, None, self.nthreads, fill=False)
+        if active is None:
+            a_rows = to_warps(np.ones_like(cond), None, self.nthreads, fill=False)[0]
+        else:
+            a_rows = to_warps(active, None, self.nthreads, fill=False)[0]
+        n_taken = t_rows.sum(axis=1)
+        n_active = a_rows.sum(axis=1)
+        c.divergent_branches += int(np.count_nonzero((n_taken > 0) & (n_taken < n_active)))
+        return taken.copy()
+
+    def sync(self, mask=None) -> None:
+        """``__syncthreads()``: a barrier for all threads of the block.
+
+        ``mask`` says which threads reach it (all, by default). A barrier reached by only
+        part of a block is the synccheck error "divergent __syncthreads". Shared-memory
+        accesses on either side of a barrier cannot race.
+        """
+        site = self._site()
+        c = self._counters(site)
+        if mask is not None:
+            m = np.broadcast_to(np.asarray(mask, dtype=bool), (self.nblocks, self.nthreads))
+            reached = m.sum(axis=1)
+            bad = np.nonzero((reached > 0) & (reached < self.nthreads))[0]
+            if bad.size:
+                b = int(bad[0])
+                block, _ = self._thread_of(b, 0)
+                missing = np.nonzero(~m[b])[0]
+                raise SynccheckError(
+                    f"Barrier error: __syncthreads() reached by {int(reached[b])} of {self.nthreads} threads "
+                    f"of block {fmt3(block)} (divergent code)\n    at {site}\n"
+                    f"    threads {span(missing)} of the block never arrive"
+                )
+        self._count_issue(c, None)
+        c.barriers += self.nblocks
+        for arr in self._shared:
+            arr.new_phase()
+
+    # -- warp-level primitives ------------------------------------------------------------
+
+    def _shuffle(self, value, source_lane, mask):
+        site = self._site_outer()
+        c = self._counters(site)
+        active = self._active(mask)
+        self._count_issue(c, active)
+        v = np.asarray(value)
+        v = np.broadcast_to(v, (self.nblocks, self.nthreads) + v.shape[2:])
+        rows, _ = to_warps(v, None, self.nthreads)
+        warps = rows.shape[0] // self.nblocks
+        src = source_lane  # (32,) lanes to read from
+        base = np.arange(32)
+        exists = (np.arange(warps * 32) < self.nthreads).reshape(warps, 32)
+        # A lane whose source is outside the warp or the block keeps its own value.
+        ok = (src >= 0) & (src < 32)
+        src = np.where(ok, src, base)
+        ok_rows = np.broadcast_to(exists[:, src] & exists, (warps, 32))
+        take = np.where(ok_rows, src[None, :], base[None, :])
+        shaped = rows.reshape(self.nblocks, warps, 32, *v.shape[2:])
+        out = np.take_along_axis(shaped, take[None, :, :].reshape(1, warps, 32, *([1] * (v.ndim - 2))), axis=2)
+        c.shuffles += 1
+        return out.reshape(self.nblocks, warps * 32, *v.shape[2:])[:, : self.nthreads]
+
+    def _site_outer(self) -> Site:
+        frame = sys._getframe(3)
+        key = (frame.f_code.co_filename, frame.f_lineno)
+        site = self._L.sites.get(key)
+        if site is None:
+            source = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+            site = self._L.sites[key] = Site(self._L.kernel_name, frame.f_code.co_filename, frame.f_lineno, source)
+        return site
+
+    def shfl_down(self, value, delta: int, mask=None):
+        """``__shfl_down_sync``: lane ``l`` gets ``value`` from lane ``l + delta`` of its warp
+        (and keeps its own where that lane does not exist)."""
+        return self._shuffle(value, np.arange(32) + delta, mask)
+
+    def shfl_xor(self, value, lane_mask: int, mask=None):
+        """``__shfl_xor_sync``: lane ``l`` gets ``value`` from lane ``l ^ lane_mask``."""
+        return self._shuffle(value, np.arange(32) ^ lane_mask, mask)
+
+
+def _unravel(element: int, shape) -> str:
+    """'[1][0]' for element 33 of a (32, 33) array: the index as the kernel wrote it."""
+    return "".join(f"[{int(i)}]" for i in np.unravel_index(element, shape))
+
+
+def _name_of(array, site: Site) -> str:
+    """The kernel's own name for an array, for error messages ('a' rather than 'array')."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename != site.filename:
+        frame = frame.f_back
+    if frame is not None:
+        for name, value in frame.f_locals.items():
+            if value is array:
+                return name
+    return "array"
+
+
+@dataclass
+class _Launch:
+    kernel_name: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    device: Device
+    dynamic_shared: int
+    stats: Stats
+    sites: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        bdx, bdy, bdz = self.block
+        self.threads = bdx * bdy * bdz
+        tid = np.arange(self.threads, dtype=np.int32)[None, :]
+        self.tid = tid
+        self.tx = tid % bdx
+        self.ty = (tid // bdx) % bdy
+        self.tz = tid // (bdx * bdy)
+        self.lane = tid % 32
+        self.warp = tid // 32
+
+
+def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: int = 0,
+           blocks_per_pass: int | None = None) -> Stats:
+    """Run ``kernel(blk, *args)`` on every block of ``grid`` and return its ``Stats``.
+
+    ``grid`` and ``block`` are ints or 1- to 3-tuples, as in ``kernel<<<grid, block>>>``.
+    ``shared_bytes`` is the dynamic shared memory per block (the third launch parameter).
+    The launch is checked against ``device`` before anything runs; an invalid one raises
+    ``LaunchError`` naming the CUDA error.
+    """
+    block = _dims("block", block, device.max_block_dims)
+    grid = _dims("grid", grid, device.max_grid_dims)
+    threads = block[0] * block[1] * block[2]
+    if threads > device.max_threads_per_block:
+        raise LaunchError(
+            f"cudaErrorInvalidConfiguration: {threads:,} threads per block "
+            f"({block[0]}×{block[1]}×{block[2]}); {device.name} allows {device.max_threads_per_block:,}"
+        )
+    if shared_bytes < 0 or shared_bytes > device.max_shared_per_block:
+        raise LaunchError(
+            f"cudaErrorInvalidValue: {shared_bytes:,} bytes of dynamic shared memory per block; "
+            f"{device.name} allows {device.max_shared_per_block:,}"
+        )
+    name = getattr(kernel, "__name__", "kernel")
+    stats = Stats(kernel=name, grid=grid, block=block, device=device)
+    state = _Launch(name, grid, block, device, shared_bytes, stats)
+    total = grid[0] * grid[1] * grid[2]
+    per_pass = blocks_per_pass or max(1, THREADS_PER_PASS // threads)
+    for first in range(0, total, per_pass):
+        blk = Block(state, first, min(per_pass, total - first))
+        kernel(blk, *args)
+    for counters in stats.by_site.values():
+        stats.totals.add(counters)
+    return stats
