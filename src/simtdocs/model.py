@@ -530,6 +530,18 @@ class Block:
         for arr in self._shared:
             arr.new_phase()
 
+    def alu(self, ops: int = 1, mask=None) -> None:
+        """Count ``ops`` arithmetic warp instructions (add, compare, index math…) for every
+        warp with an active lane.
+
+        numpy does the arithmetic of a kernel without the simulator seeing it; a kernel that
+        wants its instruction count to include arithmetic says so with this call.
+        """
+        site = self._site()
+        c = self._counters(site)
+        for _ in range(int(ops)):
+            self._count_issue(c, self._active(mask))
+
     # -- warp-level primitives ------------------------------------------------------------
 
     def _shuffle(self, value, source_lane, mask):
