@@ -155,9 +155,10 @@ def configure_matplotlib() -> None:
         {
             "svg.fonttype": "path",
             "svg.hashsalt": "simtdocs",
-            # DejaVu for Latin glyphs, the CJK font as per-glyph fallback.
+            # The CJK font first: it also has Latin glyphs, and per-glyph
+            # fallback does not reach text converted to SVG paths.
             "font.family": "sans-serif",
-            "font.sans-serif": ["DejaVu Sans", *found],
+            "font.sans-serif": [*found, "DejaVu Sans"],
             "axes.unicode_minus": False,
         }
     )

@@ -1,0 +1,53 @@
+# Two entry points for a fresh machine (see README.md):
+#   make serve   set up everything, build the site and serve it on http://127.0.0.1:8000
+#   make test    set up everything and run the whole test suite
+# Every step is idempotent and quick when already done.
+
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+export NO_MKDOCS_2_WARNING := 1
+
+.PHONY: setup serve build test clean
+.DEFAULT_GOAL := serve
+
+setup: $(STAMP) node_modules/.installed fonts
+
+$(VENV)/bin/python:
+	python3 -m venv $(VENV)
+
+# Re-install only when pyproject.toml changes.
+$(STAMP): pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[docs,test,figures]"
+	touch $@
+
+# MathJax and Mermaid are served by the site itself, never by a CDN.
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+# A CJK font for Chinese figure labels (matplotlib would draw empty boxes).
+fonts:
+	@fc-list 2>/dev/null | grep -qi "WenQuanYi\|Noto Sans CJK" || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq fonts-wqy-microhei; \
+	  else echo "Install a CJK font: sudo apt-get install fonts-wqy-microhei"; exit 1; fi; }
+
+# The browser tests drive Debian's chromium (Playwright cannot download its own here).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
+	  else echo "chromium missing: sudo apt-get install chromium (browser tests will skip)"; fi; }
+
+build: setup
+	$(VENV)/bin/mkdocs build --strict
+
+serve: build
+	$(VENV)/bin/mkdocs serve -a 127.0.0.1:8000
+
+test: setup chromium
+	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q --codeblocks docs/
+
+clean:
+	rm -rf site .cache

@@ -1,0 +1,185 @@
+"""The build-time execution of ```python fences (simtdocs.docs.build)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import shutil
+import textwrap
+
+import pytest
+
+from simtdocs.docs import Figure, T, Table, figure, glue, show
+from simtdocs.docs import build
+from simtdocs.docs.display import svg_bytes
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def page(md: str) -> str:
+    return textwrap.dedent(md).lstrip("\n")
+
+
+def test_output_goes_under_the_fence_at_its_indentation():
+    md = page(
+        """
+        !!! note "n"
+            ```python
+            print("**hi**")
+            ```
+
+        after
+        """
+    )
+    out = build.process(md, "docs/t.md", "en")
+    assert "    ```python\n    print(\"**hi**\")\n    ```\n\n    **hi**\n" in out
+
+
+def test_fresh_namespace_unless_cont_and_skip_markers():
+    md = page(
+        """
+        ```python
+        x = 41
+        ```
+
+        <!--pytest-codeblocks:cont-->
+
+        ```python
+        print(x + 1)
+        ```
+
+        <!--pytest.mark.skip(reason="GPU only")-->
+
+        ```python
+        raise SystemExit("must not run")
+        ```
+
+        ```cuda
+        __global__ void k() {}
+        ```
+        """
+    )
+    out = build.process(md, "docs/t.md", "en")
+    assert "\n42\n" in out
+    fresh = page(
+        """
+        ```python
+        y = 1
+        ```
+
+        ```python
+        print(y)
+        ```
+        """
+    )
+    with pytest.raises(build.BlockError, match=r"docs/t.md:6: code block failed: NameError"):
+        build.process(fresh, "docs/t.md", "en")
+
+
+def test_error_names_page_and_line_also_inside_snippet():
+    md = page(
+        """
+        # title
+
+        text
+
+        ```python
+        a = 1
+        b = a / 0
+        ```
+        """
+    )
+    with pytest.raises(build.BlockError) as err:
+        build.process(md, "docs/p.md", "en")
+    assert str(err.value).startswith("docs/p.md:7: code block failed: ZeroDivisionError")
+
+
+def test_glue_renders_per_language_and_undefined_name_fails():
+    md = page(
+        """
+        Ratio {{ r }}, word {{ w }}, code `{{ r }}` stays.
+
+        ```python
+        from simtdocs.docs import T, glue
+        glue("r", 0.875, ".1%")
+        glue("w", T("线程", "thread"))
+        ```
+        """
+    )
+    assert build.process(md, "docs/g.md", "zh").startswith("Ratio 87.5%, word 线程, code `{{ r }}` stays.")
+    assert build.process(md, "docs/g.md", "en").startswith("Ratio 87.5%, word thread,")
+    with pytest.raises(build.BlockError, match=r"docs/g.md:1: \{\{ nope \}\} has no glued value"):
+        build.process("See {{ nope }}.\n", "docs/g.md", "en")
+
+
+def test_each_block_runs_once_for_both_languages():
+    md = page(
+        """
+        ```python
+        import itertools, builtins
+        builtins._simt_runs = getattr(builtins, "_simt_runs", 0) + 1
+        from simtdocs.docs import T, Table, show
+        show(Table([[T("行", "row"), 1234]], [T("名", "name"), T("值", "value")]))
+        ```
+        """
+    )
+    import builtins
+
+    builtins._simt_runs = 0
+    zh = build.process(md, "docs/c.md", "zh")
+    en = build.process(md, "docs/c.md", "en")
+    assert builtins._simt_runs == 1
+    assert "| 名 | 值 |" in zh and "| 行 | 1,234 |" in zh
+    assert "| name | value |" in en and "| row | 1,234 |" in en
+
+
+def test_show_outside_the_build_prints_english(capsys):
+    show(T("你好", "hello"))
+    show(Table([[1, 2.5]], ["a", T("乙", "b")]))
+    out = capsys.readouterr().out
+    assert "hello" in out and "| a | b |" in out
+    assert glue("x", 3) == 3
+
+
+def draw():
+    fig, ax = figure(figsize=(3, 2))
+    ax.plot([0, 1, 2], [0, 1, 4])
+    ax.set_xlabel(str(T("线程编号", "thread index")))
+    return fig
+
+
+def test_svg_is_byte_identical_and_per_language():
+    a = Figure(draw, alt=T("图", "plot"))
+    b = Figure(draw, alt=T("图", "plot"))
+    assert a.svg("zh") == b.svg("zh")
+    assert a.svg("en") == b.svg("en")
+    assert a.svg("zh") != a.svg("en")
+    svg = a.svg("zh").decode()
+    assert "<dc:date>" not in svg and "<text" not in svg  # no date, text drawn as paths
+    html = a.render("en")
+    assert html.startswith('<figure class="simt-figure"><img src="data:image/svg+xml;base64,') and 'alt="plot"' in html
+
+
+def test_chinese_glyphs_are_not_boxes():
+    # A missing glyph makes matplotlib warn "Glyph ... missing from font(s)".
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        svg_bytes(draw())
+    assert not [w for w in caught if "missing from font" in str(w.message)]
+
+
+def test_a_failing_block_fails_the_real_build(tmp_path, mkdocs):
+    for name in ("hooks", "overrides", "includes", "snippets", "node_modules"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    (tmp_path / "docs" / "assets").mkdir(parents=True)
+    shutil.copytree(ROOT / "docs" / "assets", tmp_path / "docs" / "assets", dirs_exist_ok=True)
+    body = "# T\n\ntext\n\n```python\nx = [1, 2]\nprint(x[5])\n```\n"
+    (tmp_path / "docs" / "index.md").write_text(body, encoding="utf-8")
+    (tmp_path / "docs" / "index.en.md").write_text(body, encoding="utf-8")
+    proc = mkdocs("build", "--strict", "-d", str(tmp_path / "site"), cwd=tmp_path)
+    assert proc.returncode != 0
+    log = proc.stdout + proc.stderr
+    assert "docs/index.md:7: code block failed: IndexError" in log, log[-3000:]
