@@ -33,7 +33,7 @@ from .diagnostics import (
     fmt3,
     span,
 )
-from .memory import count_sectors, count_wavefronts, to_warps
+from .memory import count_sectors, count_wavefronts
 
 #: Threads simulated in one numpy pass; bounds the memory of a pass, not the result.
 THREADS_PER_PASS = 1 << 22
@@ -93,6 +93,34 @@ class Shared:
         return self.data.shape[1]
 
 
+@dataclass
+class _Lanes:
+    """The threads one instruction runs for, as a flat list in (block, thread) order.
+
+    ``b`` and ``t`` are the block (within the pass) and thread of every lane; ``starts``
+    the index of the first lane of each warp that has one. For an unmasked instruction
+    these are the same for every call and computed once per pass.
+    """
+
+    b: np.ndarray
+    t: np.ndarray
+    starts: np.ndarray
+    dense: bool  # every thread of every block of the pass
+
+    @property
+    def count(self) -> int:
+        return self.b.size
+
+    @property
+    def rows(self) -> int:
+        """Warps with at least one lane: the warp instructions this instruction issues."""
+        return self.starts.size
+
+    def row_of_lane(self) -> np.ndarray:
+        lengths = np.diff(self.starts, append=self.count)
+        return np.repeat(np.arange(self.rows), lengths)
+
+
 class Block:
     """What a kernel sees: the threads of a batch of blocks, and the calls that count.
 
@@ -120,11 +148,13 @@ class Block:
         self._shared: list[Shared] = []
         self._shared_bytes = L.dynamic_shared
         self._contiguous_memo = None
+        self._lanes_memo = None
+        self._all = None
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def _site(self) -> Site:
-        frame = sys._getframe(2)
+    def _site(self, depth: int = 2) -> Site:
+        frame = sys._getframe(depth)
         key = (frame.f_code.co_filename, frame.f_lineno)
         site = self._L.sites.get(key)
         if site is None:
@@ -139,34 +169,67 @@ class Block:
             c = self._L.stats.by_site[site] = Counters()
         return c
 
-    def _active(self, mask) -> np.ndarray | None:
-        """The mask broadcast to (blocks, threads), or None when every thread is active."""
+    def _all_lanes(self) -> _Lanes:
+        if self._all is None:
+            B, T = self.nblocks, self.nthreads
+            k = np.arange(B * T)
+            b, t = k // T, k % T
+            warps = -(-T // 32)
+            starts = (np.arange(B)[:, None] * T + 32 * np.arange(warps)[None, :]).reshape(-1)
+            self._all = _Lanes(b, t, starts, True)
+        return self._all
+
+    def _lanes(self, mask) -> _Lanes:
+        """The active lanes of ``mask`` (all threads when it is None or all true).
+
+        The answer is remembered for the same mask object, which a kernel usually passes
+        to several instructions in a row.
+        """
         if mask is None:
-            return None
+            return self._all_lanes()
+        memo = self._lanes_memo
+        if memo is not None and memo[0] is mask:
+            return memo[1]
         m = np.asarray(mask)
         if m.dtype != bool:
             raise TypeError(f"mask must be a boolean array, got dtype {m.dtype}")
         m = np.broadcast_to(m, (self.nblocks, self.nthreads))
-        return None if m.all() else m
+        if m.all():
+            lanes = self._all_lanes()
+        else:
+            b, t = np.nonzero(m)
+            row = b * (-(-self.nthreads // 32)) + t // 32
+            starts = np.flatnonzero(np.diff(row, prepend=-1)) if row.size else row
+            lanes = _Lanes(b, t, starts, False)
+        self._lanes_memo = (mask, lanes)
+        return lanes
+
+    def _per_lane(self, values, lanes: _Lanes, extra=()) -> np.ndarray:
+        """A per-thread array (or anything broadcastable to one) as one value per lane."""
+        v = np.broadcast_to(np.asarray(values), (self.nblocks, self.nthreads) + extra)
+        if lanes.dense:
+            return v.reshape((-1,) + extra)
+        return v[lanes.b, lanes.t]
+
+    def _per_thread(self, lane_values, lanes: _Lanes, dtype, extra=()) -> np.ndarray:
+        """Per-lane values back to a (blocks, threads) array; inactive threads get 0."""
+        if lanes.dense:
+            return lane_values.reshape((self.nblocks, self.nthreads) + extra)
+        out = np.zeros((self.nblocks, self.nthreads) + extra, dtype)
+        out[lanes.b, lanes.t] = lane_values
+        return out
 
     def _thread_of(self, b: int, t: int) -> tuple[tuple, tuple]:
         block = (int(self.bx[b, 0]), int(self.by[b, 0]), int(self.bz[b, 0]))
         thread = (t % self.bdx, (t // self.bdx) % self.bdy, t // (self.bdx * self.bdy))
         return block, thread
 
-    def _count_issue(self, c: Counters, active: np.ndarray | None) -> int:
+    @staticmethod
+    def _issue(c: Counters, lanes: _Lanes) -> int:
         """Count one warp instruction for every warp with an active lane; return how many."""
-        warps = -(-self.nthreads // 32)
-        if active is None:
-            n = self.nblocks * warps
-            c.warp_instructions += n
-            c.active_lanes += self.nblocks * self.nthreads
-            return n
-        per_warp = to_warps(active, None, self.nthreads, fill=False)[0].any(axis=1)
-        n = int(np.count_nonzero(per_warp))
-        c.warp_instructions += n
-        c.active_lanes += int(np.count_nonzero(active))
-        return n
+        c.warp_instructions += lanes.rows
+        c.active_lanes += lanes.count
+        return lanes.rows
 
     # -- memory ----------------------------------------------------------------------------
 
@@ -200,13 +263,11 @@ class Block:
         ``array`` is a numpy array in global memory or a ``Shared`` array. ``index`` is a
         per-thread integer array (a tuple of them for a multi-dimensional array).
         """
-        site = self._site()
-        return self._access("read", site, array, index, mask, width, None)
+        return self._access("read", self._site(), array, index, mask, width, None)
 
     def store(self, array, index, value, mask=None, width: int = 1) -> None:
         """Each active thread writes ``value`` to ``array[index]`` (see ``load``)."""
-        site = self._site()
-        self._access("write", site, array, index, mask, width, value)
+        self._access("write", self._site(), array, index, mask, width, value)
 
     def atomic_add(self, array, index, value, mask=None) -> None:
         """``atomicAdd(&array[index], value)`` for each active thread (global memory).
@@ -214,134 +275,88 @@ class Block:
         Every addition lands, even when many threads hit the same element. The old values
         are not returned.
         """
-        site = self._site()
         if isinstance(array, Shared):
             raise TypeError("atomic_add works on global memory arrays only in this simulator")
-        self._access("atomic", site, array, index, mask, 1, value)
+        self._access("atomic", self._site(), array, index, mask, 1, value)
 
-    def _flat_index(self, array, index, kind, site, active, width):
-        shape = array.shape if isinstance(array, Shared) else array.shape
+    def _access(self, kind, site, array, index, mask, width, value):
+        if not isinstance(width, (int, np.integer)) or width < 1:
+            raise ValueError(f"{site}: width must be a positive integer")
+        shared = isinstance(array, Shared)
+        if not shared:
+            if not isinstance(array, np.ndarray):
+                raise TypeError(f"{site}: global memory must be a numpy array, got {type(array).__name__}")
+            if not array.flags.c_contiguous:
+                raise ValueError(f"{site}: global arrays must be C-contiguous (use np.ascontiguousarray)")
+            lane_bytes = array.dtype.itemsize * width
+            if lane_bytes not in (1, 2, 4, 8, 16):
+                raise ValueError(f"{site}: a thread can move 1, 2, 4, 8 or 16 bytes at once, not {lane_bytes}")
+        lanes = self._lanes(mask)
+        c = self._counters(site)
+        if not shared and lanes.dense and not isinstance(index, tuple):
+            start = self._contiguous_start(index, width)
+            if start is not None:
+                return self._contiguous_access(kind, site, c, array, start, width, value)
+        flat = self._lane_index(array, index, lanes, kind, site, width)
+        if shared:
+            return self._shared_access(kind, site, c, array, flat, lanes, width, value)
+        return self._global_access(kind, site, c, array, flat, lanes, width, value)
+
+    def _lane_index(self, array, index, lanes, kind, site, width) -> np.ndarray:
+        """The flat element index of every active lane, bounds- and alignment-checked."""
+        shape = array.shape
         if isinstance(index, tuple):
             if len(index) != len(shape):
                 raise IndexError(f"{site}: {len(index)} indices for an array of {len(shape)} dimensions")
             flat = None
             for axis, (i, n) in enumerate(zip(index, shape)):
-                i = np.asarray(i)
-                self._check_bounds(array, i, n, kind, site, active, axis=axis)
-                flat = i if flat is None else flat * n + i
+                v = self._per_lane(i, lanes)
+                self._check_bounds(array, v, n, lanes, kind, site, width, axis)
+                flat = v if flat is None else flat * n + v
         else:
-            flat = np.asarray(index)
-            self._check_bounds(array, flat, int(np.prod(shape)) - (width - 1), kind, site, active, width=width)
-        if flat.dtype.kind not in "iu":
-            raise TypeError(f"{site}: index must be an integer array, got dtype {flat.dtype}")
-        flat = np.broadcast_to(flat, (self.nblocks, self.nthreads))
+            flat = self._per_lane(index, lanes)
+            self._check_bounds(array, flat, int(np.prod(shape)) - (width - 1), lanes, kind, site, width, None)
         if width > 1:
             bad = flat % width != 0
-            if active is not None:
-                bad = bad & active
             if bad.any():
-                b, t = map(int, np.argwhere(bad)[0])
-                block, thread = self._thread_of(b, t)
+                k = int(np.argmax(bad))
+                block, thread = self._thread_of(int(lanes.b[k]), int(lanes.t[k]))
                 raise MemcheckError(
                     f"cudaErrorMisalignedAddress: misaligned {width * array.dtype.itemsize}-byte vector access at "
-                    f"element {int(flat[b, t])} (not a multiple of {width})\n    at {site}\n"
+                    f"element {int(flat[k])} (not a multiple of {width})\n    at {site}\n"
                     f"    by thread {fmt3(thread)} in block {fmt3(block)}"
                 )
         return flat
 
-    def _check_bounds(self, array, i, n, kind, site, active, axis=None, width=1):
-        i = np.asarray(i)
-        if i.dtype.kind not in "iu":
-            raise TypeError(f"{site}: index must be an integer array, got dtype {i.dtype}")
-        i = np.broadcast_to(i, (self.nblocks, self.nthreads))
-        if active is None:
-            if i.size == 0 or (i.min() >= 0 and i.max() < n):
-                return
-            bad = (i < 0) | (i >= n)
-        else:
-            bad = ((i < 0) | (i >= n)) & active
-            if not bad.any():
-                return
-        self._raise_oob(array, i, bad, kind, site, axis, width)
-
-    def _raise_oob(self, array, i, bad, kind, site, axis, width):
+    def _check_bounds(self, array, v, n, lanes, kind, site, width, axis):
+        if v.dtype.kind not in "iu":
+            raise TypeError(f"{site}: index must be an integer array, got dtype {v.dtype}")
+        if v.size == 0 or (v.min() >= 0 and v.max() < n):
+            return
+        bad = (v < 0) | (v >= n)
+        k = int(np.argmax(bad))
+        b, t = int(lanes.b[k]), int(lanes.t[k])
+        in_block = bad & (lanes.b == b)
+        threads, values = lanes.t[in_block], v[in_block]
+        block, thread = self._thread_of(b, t)
         name = array.name if isinstance(array, Shared) else _name_of(array, site)
         space = "__shared__" if isinstance(array, Shared) else "__global__"
         verb = {"read": "read", "write": "write", "atomic": "atomic"}[kind]
-        size = array.dtype.itemsize * width
-        b, t = map(int, np.argwhere(bad)[0])
-        block, thread = self._thread_of(b, t)
-        threads = np.nonzero(bad[b])[0]
-        values = i[b, threads]
         where = f"dimension {axis} of " if axis is not None else ""
         extent = array.shape[axis] if axis is not None else int(np.prod(array.shape))
-        unit = "elements" if axis is None else "rows" if axis == 0 else "entries"
+        unit = "elements" if axis is None else "entries"
         first, last = int(values.min()), int(values.max())
         touched = f"{name}[{first}]" if first == last else f"{name}[{first}]…{name}[{last}]"
         raise MemcheckError(
-            f"Invalid {space} {verb} of size {size} bytes\n"
+            f"Invalid {space} {verb} of size {array.dtype.itemsize * width} bytes\n"
             f"    at {site}\n"
             f"    by thread {fmt3(thread)} in block {fmt3(block)}\n"
-            f"    index {int(i[b, t])} is out of bounds: {where}{name} has {extent:,} {unit}\n"
+            f"    index {int(v[k])} is out of bounds: {where}{name} has {extent:,} {unit}\n"
             f"    in block {fmt3(block)}, threads {span(threads)} {verb} {touched}"
         )
 
-    def _access(self, kind, site, array, index, mask, width, value):
-        if not isinstance(width, int) or width < 1:
-            raise ValueError(f"{site}: width must be a positive integer")
-        active = self._active(mask)
-        if isinstance(array, Shared):
-            flat = self._flat_index(array, index, kind, site, active, width)
-            return self._shared_access(kind, site, array, flat, active, width, value)
-        if not isinstance(array, np.ndarray):
-            raise TypeError(f"{site}: global memory must be a numpy array, got {type(array).__name__}")
-        if not array.flags.c_contiguous:
-            raise ValueError(f"{site}: global arrays must be C-contiguous (use np.ascontiguousarray)")
-        lane_bytes = array.dtype.itemsize * width
-        if lane_bytes not in (1, 2, 4, 8, 16):
-            raise ValueError(f"{site}: a thread can move 1, 2, 4, 8 or 16 bytes at once, not {lane_bytes}")
-        mem = array.reshape(-1)
-        c = self._counters(site)
-        if active is None and not isinstance(index, tuple):
-            start = self._contiguous_start(index, width)
-            if start is not None:
-                return self._contiguous_access(kind, site, c, array, mem, start, width, value)
-        flat = self._flat_index(array, index, kind, site, active, width)
-        # Arrays start 256-byte aligned and accesses are aligned to their size, so every
-        # lane falls in exactly one 32-byte sector.
-        shift = 5
-        sectors = (flat.astype(np.int64) if mem.nbytes >= 2**31 else flat) * array.dtype.itemsize >> shift
-        rows, row_active = to_warps(sectors, active, self.nthreads)
-        c.sectors += count_sectors(rows, row_active)
-        n = self._count_issue(c, active)
-        c.requests += n
-        lanes = self.nblocks * self.nthreads if active is None else int(np.count_nonzero(active))
-        c.requested_bytes += lanes * lane_bytes
-        if kind == "atomic":
-            c.atomics += n
-        if width > 1:
-            cols = flat[..., None] + np.arange(width, dtype=flat.dtype)
-        else:
-            cols = flat
-        if kind == "read":
-            if active is None:
-                return mem[cols]
-            out = mem[np.where(active[..., None] if width > 1 else active, cols, 0)]
-            out[~active] = 0
-            return out
-        value = np.broadcast_to(np.asarray(value, dtype=array.dtype), cols.shape)
-        if active is None:
-            where, vals = cols, value
-        else:
-            where, vals = cols[active], value[active]
-        if kind == "atomic":
-            np.add.at(mem, where.reshape(-1), vals.reshape(-1))
-        else:
-            mem[where] = vals
-        return None
-
     def _contiguous_start(self, index, width):
-        """If thread t of the pass reads element ``start + width·t``, return ``start``.
+        """If thread t of the pass accesses element ``start + width·t``, return ``start``.
 
         This is the shape of nearly every 1-D kernel (``i = bx·bdx + tx``); it makes the
         bounds check, the sector count and the data movement a matter of the end points.
@@ -352,34 +367,34 @@ class Block:
         if memo is not None and memo[0] is index:
             return memo[1]
         start = None
-        i = index if isinstance(index, np.ndarray) else None
         n = self.nblocks * self.nthreads
-        if i is not None and i.shape == (self.nblocks, self.nthreads) and i.dtype.kind in "iu" and i.flags.c_contiguous:
-            flat = i.reshape(-1)
+        if (isinstance(index, np.ndarray) and index.shape == (self.nblocks, self.nthreads)
+                and index.dtype.kind in "iu" and index.flags.c_contiguous):
+            flat = index.reshape(-1)
             s0 = int(flat[0])
-            if int(flat[-1]) == s0 + width * (n - 1) and (s0 % width == 0):
-                probe = flat[:: 97]
+            if int(flat[-1]) == s0 + width * (n - 1) and s0 % width == 0:
+                probe = flat[::97]
                 if np.array_equal(probe, s0 + width * np.arange(0, n, 97, dtype=np.int64)):
                     if np.array_equal(flat, np.arange(s0, s0 + width * n, width, dtype=flat.dtype)):
                         start = s0
         self._contiguous_memo = (index, start)
         return start
 
-    def _contiguous_access(self, kind, site, c, array, mem, start, width, value):
+    def _contiguous_access(self, kind, site, c, array, start, width, value):
+        mem = array.reshape(-1)
         n = self.nblocks * self.nthreads
         stop = start + width * n
         if start < 0 or stop > mem.size:
-            flat = np.arange(start, stop, width, dtype=np.int64).reshape(self.nblocks, self.nthreads)
-            self._check_bounds(array, flat, mem.size - (width - 1), kind, site, None, width=width)
+            flat = np.arange(start, stop, width, dtype=np.int64)
+            self._check_bounds(array, flat, mem.size - (width - 1), self._all_lanes(), kind, site, width, None)
         itemsize = array.dtype.itemsize
-        # Warp w of block b covers threads [32w, min(32w + 32, T)) of the pass.
-        warps = -(-self.nthreads // 32)
-        first_t = (np.arange(self.nblocks)[:, None] * self.nthreads + 32 * np.arange(warps)[None, :])
-        last_t = np.minimum(first_t + 32, (np.arange(self.nblocks)[:, None] + 1) * self.nthreads) - 1
+        # Warp w of block b covers threads [32w, min(32w + 32, T)) of its block.
+        first_t = self._all_lanes().starts
+        last_t = np.minimum(first_t + 32, (first_t // self.nthreads + 1) * self.nthreads) - 1
         lo = (start + width * first_t) * itemsize >> 5
         hi = ((start + width * last_t + width) * itemsize - 1) >> 5
         c.sectors += int((hi - lo + 1).sum())
-        requests = self._count_issue(c, None)
+        requests = self._issue(c, self._all_lanes())
         c.requests += requests
         c.requested_bytes += n * width * itemsize
         if kind == "atomic":
@@ -394,49 +409,55 @@ class Block:
             mem[start:stop] = value.reshape(-1)
         return None
 
-    def _shared_access(self, kind, site, arr: Shared, flat, active, width, value):
-        c = self._counters(site)
+    def _global_access(self, kind, site, c, array, flat, lanes, width, value):
+        mem = array.reshape(-1)
+        itemsize = array.dtype.itemsize
+        # Arrays start 256-byte aligned and accesses are aligned to their size, so every
+        # lane falls in exactly one 32-byte sector.
+        sectors = (flat.astype(np.int64) if mem.nbytes >= 2**31 else flat) * itemsize >> 5
+        c.sectors += count_sectors(sectors, lanes.starts)
+        requests = self._issue(c, lanes)
+        c.requests += requests
+        c.requested_bytes += lanes.count * width * itemsize
+        if kind == "atomic":
+            c.atomics += requests
+        extra = (width,) if width > 1 else ()
+        cols = flat[:, None] + np.arange(width, dtype=flat.dtype) if width > 1 else flat
+        if kind == "read":
+            return self._per_thread(mem[cols], lanes, array.dtype, extra)
+        vals = self._per_lane(np.asarray(value, dtype=array.dtype), lanes, extra)
+        if kind == "atomic":
+            np.add.at(mem, cols, vals)
+        else:
+            mem[cols] = vals
+        return None
+
+    def _shared_access(self, kind, site, c, arr: Shared, flat, lanes, width, value):
         itemsize = arr.dtype.itemsize
         per_lane = max(1, itemsize * width // 4)
         words = flat * itemsize // 4
         if per_lane > 1:
-            words = words[..., None] + np.arange(per_lane, dtype=words.dtype)
-        rows, row_active = to_warps(words, active, self.nthreads, fill=0)
-        wavefronts, requests = count_wavefronts(rows, row_active)
-        c.shared_wavefronts += wavefronts
-        c.shared_requests += requests
-        self._count_issue(c, active)
+            words = words[:, None] + np.arange(per_lane, dtype=words.dtype)
+        c.shared_wavefronts += count_wavefronts(words, lanes.starts)
+        c.shared_requests += lanes.rows
+        self._issue(c, lanes)
 
         # One flat key per element touched: block of the pass × array size + element.
-        size = arr.size
-        key = np.arange(self.nblocks, dtype=np.int32)[:, None] * size + flat.astype(np.int32)
-        warp_bit = np.broadcast_to(np.uint32(1) << self.warp.astype(np.uint32), key.shape)
+        key = lanes.b.astype(np.int64) * arr.size + flat
+        warp_bit = np.uint32(1) << (lanes.t // 32).astype(np.uint32)
+        extra = (width,) if width > 1 else ()
         if width > 1:
-            key = key[..., None] + np.arange(width, dtype=np.int32)
-            warp_bit = np.broadcast_to(warp_bit[..., None], key.shape)
-        if active is None:
-            key, warp_bit = key.reshape(-1), warp_bit.reshape(-1)
-        else:
-            lanes = np.broadcast_to(active[..., None], key.shape) if width > 1 else active
-            key, warp_bit = key[lanes], warp_bit[lanes]
+            key = (key[:, None] + np.arange(width)).reshape(-1)
+            warp_bit = np.repeat(warp_bit, width)
         data = arr.data.reshape(-1)
         if kind == "read":
             unwritten = ~arr.written.reshape(-1)[key]
             if unwritten.any():
-                self._raise_uninitialized(site, arr, key[int(np.argmax(unwritten))], itemsize * width, flat, active)
+                self._raise_uninitialized(site, arr, lanes, int(np.argmax(unwritten)) // width, key, unwritten, width)
             self._hazards("read-after-write", site, arr, arr.writers, arr.readers, key, warp_bit)
-            out = np.zeros(flat.shape + ((width,) if width > 1 else ()), arr.dtype)
-            if active is None:
-                out.reshape(-1)[:] = data[key]
-            else:
-                out[np.broadcast_to(active[..., None], out.shape) if width > 1 else active] = data[key]
-            return out
+            return self._per_thread(data[key].reshape((-1,) + extra), lanes, arr.dtype, extra)
         self._hazards("write-after-read", site, arr, arr.readers, arr.writers, key, warp_bit)
-        value = np.broadcast_to(np.asarray(value, dtype=arr.dtype), flat.shape + ((width,) if width > 1 else ()))
-        if active is None:
-            data[key] = value.reshape(-1)
-        else:
-            data[key] = value[np.broadcast_to(active[..., None], value.shape) if width > 1 else active]
+        data[key] = self._per_lane(np.asarray(value, dtype=arr.dtype), lanes, extra).reshape(-1)
         arr.written.reshape(-1)[key] = True
         return None
 
@@ -467,12 +488,11 @@ class Block:
             block, _ = self._thread_of(b, 0)
             self._L.stats.races.append(Race(kind, block, warp, other, arr.name, element, site, _unravel(element, arr.shape)))
 
-    def _raise_uninitialized(self, site, arr, key, size, flat, active):
-        b, element = divmod(int(key), arr.size)
-        lanes = flat[b] == element if active is None else (flat[b] == element) & active[b]
-        block, thread = self._thread_of(b, int(np.argmax(lanes)))
+    def _raise_uninitialized(self, site, arr, lanes, lane, key, unwritten, width):
+        b, element = divmod(int(key[int(np.argmax(unwritten))]), arr.size)
+        block, thread = self._thread_of(int(lanes.b[lane]), int(lanes.t[lane]))
         raise InitcheckError(
-            f"Uninitialized __shared__ memory read of size {size} bytes\n"
+            f"Uninitialized __shared__ memory read of size {arr.dtype.itemsize * width} bytes\n"
             f"    at {site}\n"
             f"    by thread {fmt3(thread)} in block {fmt3(block)}\n"
             f"    shared {arr.name}{_unravel(element, arr.shape)} was never written by this block"
@@ -488,20 +508,16 @@ class Block:
         """
         site = self._site()
         c = self._counters(site)
-        active = self._active(mask)
+        lanes = self._lanes(mask)
         cond = np.broadcast_to(np.asarray(cond, dtype=bool), (self.nblocks, self.nthreads))
-        taken = cond if active is None else cond & active
-        n = self._count_issue(c, active)
-        c.branches += n
-        t_rows, _ = to_warps(taken, None, self.nthreads, fill=False)
-        if active is None:
-            a_rows = to_warps(np.ones_like(cond), None, self.nthreads, fill=False)[0]
-        else:
-            a_rows = to_warps(active, None, self.nthreads, fill=False)[0]
-        n_taken = t_rows.sum(axis=1)
-        n_active = a_rows.sum(axis=1)
-        c.divergent_branches += int(np.count_nonzero((n_taken > 0) & (n_taken < n_active)))
-        return taken.copy()
+        c.branches += self._issue(c, lanes)
+        if lanes.count:
+            taken = np.add.reduceat(self._per_lane(cond, lanes).astype(np.int32), lanes.starts)
+            reached = np.diff(lanes.starts, append=lanes.count)
+            c.divergent_branches += int(np.count_nonzero((taken > 0) & (taken < reached)))
+        if mask is None:
+            return cond.copy()
+        return cond & np.broadcast_to(np.asarray(mask, dtype=bool), cond.shape)
 
     def sync(self, mask=None) -> None:
         """``__syncthreads()``: a barrier for all threads of the block.
@@ -525,7 +541,7 @@ class Block:
                     f"of block {fmt3(block)} (divergent code)\n    at {site}\n"
                     f"    threads {span(missing)} of the block never arrive"
                 )
-        self._count_issue(c, None)
+        self._issue(c, self._all_lanes())
         c.barriers += self.nblocks
         for arr in self._shared:
             arr.new_phase()
@@ -537,43 +553,26 @@ class Block:
         numpy does the arithmetic of a kernel without the simulator seeing it; a kernel that
         wants its instruction count to include arithmetic says so with this call.
         """
-        site = self._site()
-        c = self._counters(site)
-        for _ in range(int(ops)):
-            self._count_issue(c, self._active(mask))
+        c = self._counters(self._site())
+        lanes = self._lanes(mask)
+        c.warp_instructions += int(ops) * lanes.rows
+        c.active_lanes += int(ops) * lanes.count
 
     # -- warp-level primitives ------------------------------------------------------------
 
     def _shuffle(self, value, source_lane, mask):
-        site = self._site_outer()
-        c = self._counters(site)
-        active = self._active(mask)
-        self._count_issue(c, active)
+        c = self._counters(self._site(depth=3))
+        self._issue(c, self._lanes(mask))
+        c.shuffles += 1
         v = np.asarray(value)
         v = np.broadcast_to(v, (self.nblocks, self.nthreads) + v.shape[2:])
-        rows, _ = to_warps(v, None, self.nthreads)
-        warps = rows.shape[0] // self.nblocks
-        src = source_lane  # (32,) lanes to read from
-        base = np.arange(32)
-        exists = (np.arange(warps * 32) < self.nthreads).reshape(warps, 32)
+        warps = -(-self.nthreads // 32)
         # A lane whose source is outside the warp or the block keeps its own value.
-        ok = (src >= 0) & (src < 32)
-        src = np.where(ok, src, base)
-        ok_rows = np.broadcast_to(exists[:, src] & exists, (warps, 32))
-        take = np.where(ok_rows, src[None, :], base[None, :])
-        shaped = rows.reshape(self.nblocks, warps, 32, *v.shape[2:])
-        out = np.take_along_axis(shaped, take[None, :, :].reshape(1, warps, 32, *([1] * (v.ndim - 2))), axis=2)
-        c.shuffles += 1
-        return out.reshape(self.nblocks, warps * 32, *v.shape[2:])[:, : self.nthreads]
-
-    def _site_outer(self) -> Site:
-        frame = sys._getframe(3)
-        key = (frame.f_code.co_filename, frame.f_lineno)
-        site = self._L.sites.get(key)
-        if site is None:
-            source = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
-            site = self._L.sites[key] = Site(self._L.kernel_name, frame.f_code.co_filename, frame.f_lineno, source)
-        return site
+        tid = np.arange(warps * 32).reshape(warps, 32)
+        src = tid - np.arange(32) + source_lane[None, :]
+        ok = (source_lane[None, :] >= 0) & (source_lane[None, :] < 32) & (src < self.nthreads)
+        src = np.where(ok, src, tid)[:, :].reshape(-1)[: self.nthreads]
+        return v[:, src].copy()
 
     def shfl_down(self, value, delta: int, mask=None):
         """``__shfl_down_sync``: lane ``l`` gets ``value`` from lane ``l + delta`` of its warp
