@@ -45,7 +45,7 @@ def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def _dims(name: str, dims, limits) -> tuple[int, int, int]:
+def _dims(name: str, dims) -> tuple[int, int, int]:
     if isinstance(dims, (int, np.integer)):
         dims = (dims,)
     dims = tuple(dims)
@@ -56,11 +56,13 @@ def _dims(name: str, dims, limits) -> tuple[int, int, int]:
             raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} must be an integer, got {d!r}")
         if d <= 0:
             raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} = {d}; every dimension must be at least 1")
-    dims = tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
+    return tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
+
+
+def _check_limits(name: str, dims, limits) -> None:
     for axis, d, limit in zip("xyz", dims, limits):
         if d > limit:
             raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} = {d} exceeds the device limit {limit}")
-    return dims
 
 
 @dataclass
@@ -632,14 +634,16 @@ def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: in
     The launch is checked against ``device`` before anything runs; an invalid one raises
     ``LaunchError`` naming the CUDA error.
     """
-    block = _dims("block", block, device.max_block_dims)
-    grid = _dims("grid", grid, device.max_grid_dims)
+    block = _dims("block", block)
+    grid = _dims("grid", grid)
     threads = block[0] * block[1] * block[2]
     if threads > device.max_threads_per_block:
         raise LaunchError(
             f"cudaErrorInvalidConfiguration: {threads:,} threads per block "
             f"({block[0]}×{block[1]}×{block[2]}); {device.name} allows {device.max_threads_per_block:,}"
         )
+    _check_limits("block", block, device.max_block_dims)
+    _check_limits("grid", grid, device.max_grid_dims)
     if shared_bytes < 0 or shared_bytes > device.max_shared_per_block:
         raise LaunchError(
             f"cudaErrorInvalidValue: {shared_bytes:,} bytes of dynamic shared memory per block; "

@@ -1,0 +1,71 @@
+"""The race check against a per-lane replay of the same shared-memory accesses."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reference import races
+from simtdocs import launch
+
+
+@st.composite
+def programs(draw):
+    blocks = draw(st.integers(1, 3))
+    threads = draw(st.integers(1, 100))
+    size = draw(st.integers(1, 128))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    ops = []
+    for _ in range(draw(st.integers(1, 8))):
+        op = draw(st.sampled_from(["w", "r", "r", "sync"]))
+        if op == "sync":
+            ops.append(("sync", None, None))
+        else:
+            ops.append((op, rng.integers(0, size, (blocks, threads)), rng.random((blocks, threads)) < 0.7))
+    return blocks, threads, size, ops
+
+
+def _program(blk, size, ops):
+    s = blk.shared(size, np.int32, name="s")
+    for first in range(0, size, blk.nthreads):  # fill it, so no read is of an unwritten word
+        blk.store(s, first + blk.tid, 0, mask=first + blk.tid < size)
+    blk.sync()
+    rows = blk.bx[:, 0]
+    for op, index, active in ops:
+        if op == "sync":
+            blk.sync()
+        elif op == "w":
+            blk.store(s, index[rows] % size, 7, mask=active[rows])
+        else:
+            blk.load(s, index[rows] % size, mask=active[rows])
+
+
+@settings(max_examples=120, deadline=None)
+@given(programs())
+def test_races_match_reference(p):
+    blocks, threads, size, ops = p
+    stats = launch(_program, grid=blocks, block=threads, args=(size, ops))
+    got = sorted((r.block[0], r.kind) for r in stats.races)
+    assert got == sorted((b, kind) for _, b, kind in races(ops, blocks, threads))
+
+
+def test_write_after_read_is_named():
+    def overwrite_too_early(blk):
+        s = blk.shared(64, np.float32, name="s")
+        blk.store(s, blk.tx, 1.0)
+        blk.sync()
+        v = blk.load(s, 63 - blk.tx)  # warp 1 reads what warp 0 wrote
+        blk.store(s, blk.tx, v)  # warp 0 overwrites s[0..31] that warp 1 just read
+
+    stats = launch(overwrite_too_early, grid=1, block=64)
+    assert [r.message for r in stats.races] == [
+        "warp 0 writes shared s[0], read in this phase by warp 1, with no sync between"
+    ]
+
+
+def test_same_warp_is_not_a_race_in_this_model():
+    def within_one_warp(blk):
+        s = blk.shared(32, np.float32, name="s")
+        blk.store(s, blk.tx, 1.0)
+        blk.load(s, 31 - blk.tx)
+
+    assert launch(within_one_warp, grid=4, block=32).races == []
