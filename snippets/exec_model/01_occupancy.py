@@ -1,0 +1,242 @@
+# %% [markdown]
+# # 线程、warp 与占用率 · Threads, warps and occupancy
+#
+# 线程怎样被切成 warp；一个 SM 怎样靠驻留多个 warp 隐藏访存时延；
+# 以及 RTX 4090（compute capability 8.9）上占用率（occupancy）被什么资源限制。
+# How threads are cut into warps; how an SM hides memory latency by keeping many
+# warps resident; and which resource limits occupancy on an RTX 4090
+# (compute capability 8.9).
+#
+# Run it alone: `python snippets/exec_model/01_occupancy.py`
+
+# %%
+import numpy as np
+
+from simtdocs import RTX4090, cdiv, latency_hiding, launch, occupancy
+from simtdocs.docs import Figure, T, Table, figure, glue, show
+
+
+# %%
+# --8<-- [start:indexing]
+def where_am_i(blk, index_of, warp_of):
+    i = blk.bx * blk.bdx + blk.tx  # the global index of this thread
+    blk.store(index_of, i, i)
+    blk.store(warp_of, i, blk.warp)  # warp inside the block: threadIdx.x // 32
+
+
+threads, blocks = 40, 2  # a block size that is not a multiple of 32, on purpose
+n = threads * blocks
+index_of = np.full(n, -1, np.int32)
+warp_of = np.full(n, -1, np.int32)
+stats = launch(where_am_i, grid=blocks, block=threads, args=(index_of, warp_of), device=RTX4090)
+
+rows = []
+for b in range(blocks):
+    for w in range(cdiv(threads, 32)):
+        mine = (index_of // threads == b) & (warp_of == w)  # threads of block b in warp w
+        t = index_of[mine] - b * threads
+        i = index_of[mine]
+        rows.append((b, w, f"{t.min()}–{t.max()}", f"{i.min()}–{i.max()}", int(mine.sum())))
+show(
+    Table(
+        rows,
+        columns=[
+            "blockIdx.x",
+            "warp",
+            "threadIdx.x",
+            T("全局下标 i", "global index i"),
+            T("活跃 lane（共 32）", "active lanes (of 32)"),
+        ],
+        align="rrrrr",
+    )
+)
+glue("em_idx_threads", threads)
+glue("em_idx_warps_per_block", cdiv(threads, 32))
+glue("em_idx_idle_lanes", cdiv(threads, 32) * 32 - threads)
+glue("em_idx_simt", stats.simt_efficiency, ".1%")
+# --8<-- [end:indexing]
+
+
+# %%
+# --8<-- [start:timeline]
+def schedule(warps, compute=100, stall=400, horizon=1500):
+    """One warp scheduler, one instruction stream at a time.
+
+    Each warp computes for ``compute`` cycles, then waits ``stall`` cycles for a load.
+    The scheduler runs whichever warp has been ready longest. Returns, per warp, the
+    (start, length) of its compute stretches, and the share of cycles the scheduler issued.
+    """
+    ready = [0] * warps  # when each warp can run again
+    runs = [[] for _ in range(warps)]
+    t = busy = 0
+    while t < horizon:
+        w = min(range(warps), key=lambda k: ready[k])
+        t = max(t, ready[w])  # nobody ready: the scheduler idles until the first one is
+        if t >= horizon:
+            break
+        length = min(compute, horizon - t)
+        runs[w].append((t, length))
+        busy += length
+        t += length
+        ready[w] = t + stall
+    return runs, busy / horizon
+
+
+COMPUTE, STALL = 100, 400  # cycles; an illustration, not a measurement
+few, many = 2, 1 + STALL // COMPUTE  # 1 + L/C warps keep the scheduler busy
+busy = {k: schedule(k, COMPUTE, STALL)[1] for k in (few, many)}
+glue("em_tl_compute", COMPUTE)
+glue("em_tl_stall", STALL)
+glue("em_tl_few", few)
+glue("em_tl_many", many)
+glue("em_tl_busy_few", busy[few], ".0%")
+glue("em_tl_busy_many", busy[many], ".0%")
+
+
+def draw_timeline():
+    fig, axes = figure(2, 1, figsize=(8, 3.6), sharex=True)
+    for ax, k in zip(axes, (few, many)):
+        runs, share = schedule(k, COMPUTE, STALL)
+        for w, stretches in enumerate(runs):
+            y = k - 1 - w
+            for start, length in stretches:
+                ax.broken_barh([(start, length)], (y - 0.35, 0.7), color=f"C{w}")
+                ax.broken_barh([(start + length, STALL)], (y - 0.1, 0.2), color="0.8")
+        ax.set_yticks(range(k))
+        ax.set_yticklabels([f"warp {chr(65 + w)}" for w in reversed(range(k))])
+        ax.set_xlim(0, 1500)
+        ax.set_title(str(T(f"{k} 个 warp：调度器 {share:.0%} 的周期在发射指令",
+                           f"{k} warps: the scheduler issues in {share:.0%} of the cycles")), fontsize=10)
+    axes[-1].set_xlabel(str(T("周期（彩色：计算；灰色：等待访存）", "cycle (colour: computing; grey: waiting for memory)")))
+    fig.tight_layout()
+    return fig
+
+
+show(
+    Figure(
+        draw_timeline,
+        alt=T("两条时间线：2 个 warp 时调度器大半时间空闲，5 个 warp 时始终有 warp 可发射",
+              "Two timelines: with 2 warps the scheduler is idle most of the time, with 5 it always has a warp to issue"),
+        caption=T(f"时延隐藏：每个 warp 计算 {COMPUTE} 个周期后等待 {STALL} 个周期的访存（示意数字）",
+                  f"Latency hiding: each warp computes for {COMPUTE} cycles, then waits {STALL} cycles for memory (illustrative numbers)"),
+    )
+)
+# --8<-- [end:timeline]
+
+
+# %%
+# --8<-- [start:limits]
+d = RTX4090
+show(
+    Table(
+        rows=[
+            (T("每 SM 最多驻留线程", "resident threads per SM, max"), d.max_threads_per_sm),
+            (T("每 SM 最多驻留 warp", "resident warps per SM, max"), d.max_warps_per_sm),
+            (T("每 SM 最多驻留线程块", "resident blocks per SM, max"), d.max_blocks_per_sm),
+            (T("每 SM 32 位寄存器", "32-bit registers per SM"), d.registers_per_sm),
+            (T("每线程最多寄存器", "registers per thread, max"), d.max_registers_per_thread),
+            (T("每 SM 共享内存（KB）", "shared memory per SM (KB)"), d.shared_per_sm // 1024),
+            (T("每线程块最多线程", "threads per block, max"), d.max_threads_per_block),
+            (T("SM 数量", "SMs"), d.sm_count),
+        ],
+        columns=[T(f"{d.name}（compute capability 8.9）", f"{d.name} (compute capability 8.9)"), T("上限", "limit")],
+        fmt=[None, ","],
+    )
+)
+glue("em_max_threads_sm", d.max_threads_per_sm)
+glue("em_max_warps_sm", d.max_warps_per_sm)
+glue("em_max_blocks_sm", d.max_blocks_per_sm)
+glue("em_regs_sm", d.registers_per_sm)
+glue("em_sms", d.sm_count)
+# --8<-- [end:limits]
+
+
+# %%
+# --8<-- [start:register_example]
+occ = occupancy(threads_per_block=256, registers_per_thread=64, device=RTX4090)
+show(
+    Table(
+        rows=[(T({"warps": "warp 上限", "blocks": "线程块上限", "registers": "寄存器",
+                  "shared memory": "共享内存"}[k], k), v) for k, v in occ.limits.items()],
+        columns=[T("资源", "resource"), T("每 SM 可驻留的线程块", "blocks per SM it allows")],
+        fmt=[None, ","],
+    )
+)
+glue("em_reg_threads_fit", d.registers_per_sm // 64)
+glue("em_reg_warps_fit", d.registers_per_sm // 64 // 32)
+glue("em_reg_blocks", occ.blocks_per_sm)
+glue("em_reg_warps", occ.warps_per_sm)
+glue("em_reg_occ", occ.occupancy, ".0%")
+glue("em_reg_limiter", T({"registers": "寄存器"}.get(occ.limiters[0], occ.limiters[0]), occ.limiters[0]))
+# --8<-- [end:register_example]
+
+
+# %%
+# --8<-- [start:occupancy_grid]
+sizes = (128, 256, 512, 1024)
+registers = (32, 40, 48, 64, 96, 128)
+
+
+def cell(threads, regs):
+    o = occupancy(threads, regs, device=RTX4090)
+    if o.blocks_per_sm == 0:
+        return T("无法启动", "cannot launch")
+    return f"{o.occupancy:.0%}"
+
+
+show(
+    Table(
+        rows=[(r, *(cell(t, r) for t in sizes)) for r in registers],
+        columns=[T("寄存器/线程", "registers/thread"), *(T(f"{t} 线程/块", f"{t} threads/block") for t in sizes)],
+    )
+)
+best_1024 = max(occupancy(1024, r, device=RTX4090).occupancy for r in range(0, 256))
+glue("em_occ_1024_best", best_1024, ".0%")
+glue("em_occ_48_256", occupancy(256, 48, device=RTX4090).occupancy, ".0%")
+glue("em_occ_48_512", occupancy(512, 48, device=RTX4090).occupancy, ".0%")
+# --8<-- [end:occupancy_grid]
+
+
+# %%
+# --8<-- [start:little]
+lh = latency_hiding(warps=1, device=RTX4090)  # assumptions: see simtdocs.analytic.latency
+need = lh.needed_bytes  # bytes one SM must have in flight
+glue("em_lh_latency_ns", lh.latency_s * 1e9, ".0f")
+glue("em_lh_bw_sm", RTX4090.bandwidth_per_sm / 1e9, ".2f")
+glue("em_lh_needed_bytes", need, ",.0f")
+glue("em_lh_request_bytes", lh.bytes_per_request)
+ilps = (1, 2, 4)
+warps_needed = {k: int(np.ceil(need / (k * lh.bytes_per_request))) for k in ilps}
+for k in ilps:
+    glue(f"em_lh_warps_ilp{k}", warps_needed[k])
+glue("em_lh_occ_ilp1", warps_needed[1] / RTX4090.max_warps_per_sm, ".0%")
+glue("em_lh_frac_reg64", latency_hiding(occ.warps_per_sm, device=RTX4090).fraction, ".0%")
+
+
+def draw_little():
+    fig, ax = figure(figsize=(7, 3.4))
+    w = np.arange(0, RTX4090.max_warps_per_sm + 1)
+    for k in ilps:
+        frac = [latency_hiding(int(x), requests_per_warp=k, device=RTX4090).fraction for x in w]
+        ax.plot(w, frac, label=str(T(f"每 warp {k} 个独立 load", f"{k} independent load(s) per warp")))
+    ax.axvline(occ.warps_per_sm, color="0.5", ls="--")
+    ax.text(occ.warps_per_sm + 0.5, 0.55, str(T("64 寄存器/线程\n时的上限", "limit at 64\nregisters/thread")), fontsize=8)
+    ax.set_xlabel(str(T("每 SM 驻留 warp 数", "resident warps per SM")))
+    ax.set_ylabel(str(T("可达到的 DRAM 带宽份额", "share of DRAM bandwidth reached")))
+    ax.set_ylim(0, 1.05)
+    ax.set_xlim(0, RTX4090.max_warps_per_sm)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+show(
+    Figure(
+        draw_little,
+        alt=T("三条曲线：带宽份额随驻留 warp 数线性上升直至饱和，每 warp 的独立 load 越多饱和越早",
+              "Three curves: the bandwidth share rises linearly with resident warps until it saturates; more independent loads per warp saturate earlier"),
+        caption=T("利特尔定律：RTX 4090 的一个 SM 要喂满自己那份带宽，需要多少个 warp 在等数据",
+                  "Little's law: how many warps must be waiting for data to keep one RTX 4090 SM's share of bandwidth busy"),
+    )
+)
+# --8<-- [end:little]
