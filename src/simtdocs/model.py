@@ -15,6 +15,7 @@ in Python on a block index (``if blk.bx == 0:``) needs ``launch(..., blocks_per_
 
 from __future__ import annotations
 
+import functools
 import linecache
 import sys
 from dataclasses import dataclass, field
@@ -118,9 +119,10 @@ class _Lanes:
         """Warps with at least one lane: the warp instructions this instruction issues."""
         return self.starts.size
 
-    def row_of_lane(self) -> np.ndarray:
-        lengths = np.diff(self.starts, append=self.count)
-        return np.repeat(np.arange(self.rows), lengths)
+    @functools.cached_property
+    def warp_bit(self) -> np.ndarray:
+        """``1 << warp`` of every lane: the hazard tables keep one bit per warp."""
+        return np.left_shift(np.uint32(1), (self.t // 32).astype(np.uint32))
 
 
 class Block:
@@ -445,8 +447,8 @@ class Block:
         self._issue(c, lanes)
 
         # One flat key per element touched: block of the pass × array size + element.
-        key = lanes.b.astype(np.int64) * arr.size + flat
-        warp_bit = np.uint32(1) << (lanes.t // 32).astype(np.uint32)
+        key = lanes.b * arr.size + flat
+        warp_bit = lanes.warp_bit
         extra = (width,) if width > 1 else ()
         if width > 1:
             key = (key[:, None] + np.arange(width)).reshape(-1)
@@ -473,9 +475,13 @@ class Block:
         conflict = (earlier & ~warp_bit) != 0
         if conflict.any():
             self._record_races(kind, site, arr, key, warp_bit, earlier, conflict)
-        # ufunc.at, not a fancy |=: two warps touching one element in one instruction
-        # must both leave their bit.
-        np.bitwise_or.at(mine, key, warp_bit)
+        # A fancy |= keeps one lane's result when several lanes hit the same element; when
+        # those lanes belong to different warps, a bit is lost. Find the lanes whose bit is
+        # missing (rare) and add them one by one with the unbuffered ufunc.at.
+        mine[key] |= warp_bit
+        lost = (mine[key] & warp_bit) == 0
+        if lost.any():
+            np.bitwise_or.at(mine, key[lost], warp_bit[lost])
 
     def _record_races(self, kind, site, arr, key, warp_bit, earlier, conflict):
         # One record per block: its first conflicting lane (keys come in block, thread order).
