@@ -1,0 +1,278 @@
+# %% [markdown]
+# # 占用率、延迟隐藏与波次 · Occupancy, latency hiding, and waves
+#
+# 前置讲 P2 §7 的配套脚本：占用率计算器、Little 定律、波次量化。
+# Companion script of lecture P2 §7: the occupancy calculator, Little's law,
+# and wave quantisation. Everything here is an analytic model of an H100.
+#
+# Run it alone: `python snippets/p2/04_occupancy_latency_waves.py`
+
+# %%
+# --8<-- [start:setup]
+import numpy as np
+
+from simtdocs import H100, cdiv, latency_hiding, occupancy, waves
+from simtdocs.docs import Figure, T, Table, figure, glue, show
+
+KB = 1024
+# How the four resources of the occupancy calculator are called in the tables.
+RESOURCE = {
+    "warps": T("warp 数", "warps"),
+    "blocks": T("块数", "blocks"),
+    "registers": T("寄存器", "registers"),
+    "shared memory": T("共享内存", "shared memory"),
+}
+
+
+def limiter_text(occ) -> T:
+    """The limiting resource(s) of an occupancy result, in both languages."""
+    names = [RESOURCE[k] for k in occ.limiters]
+    return T("、".join(n.zh for n in names), ", ".join(n.en for n in names))
+# --8<-- [end:setup]
+
+
+# %% [markdown]
+# ## 演示 1：占用率计算器 · Demo 1: the occupancy calculator
+
+# %%
+# --8<-- [start:occupancy_table]
+# (name, threads per block, registers per thread, shared memory per block in bytes)
+kernels = [
+    (T("逐元素内核（向量加法）", "elementwise (vector add)"), 256, 16, 0),
+    (T("每块只有 32 个线程", "32-thread blocks"), 32, 16, 0),
+    (T("96 寄存器 + 32 KB 共享内存", "96 registers + 32 KB shared"), 128, 96, 32 * KB),
+    (T("同上，共享内存减到 16 KB", "same, shared cut to 16 KB"), 128, 96, 16 * KB),
+    (T("大块矩阵乘法（255 寄存器）", "big-tile matmul (255 registers)"), 256, 255, 64 * KB),
+    (T("大量共享内存（100 KB）", "shared-memory heavy (100 KB)"), 256, 64, 100 * KB),
+]
+rows = []
+for name, threads, regs, smem in kernels:
+    occ = occupancy(threads, regs, smem, device=H100)
+    lim = occ.limits
+    rows.append((name, threads, regs, smem / KB,
+                 lim["warps"], lim["blocks"], lim["registers"], lim["shared memory"],
+                 occ.blocks_per_sm, occ.warps_per_sm, occ.occupancy, limiter_text(occ)))
+show(Table(rows, columns=[
+    T("内核", "kernel"), T("线程/块", "threads/block"), T("寄存器/线程", "registers/thread"),
+    T("共享内存/块 (KB)", "shared/block (KB)"),
+    T("块上限：warp", "block limit: warps"), T("块上限：块数", "block limit: blocks"),
+    T("块上限：寄存器", "block limit: registers"), T("块上限：共享内存", "block limit: shared"),
+    T("块/SM", "blocks/SM"), T("warp/SM", "warps/SM"), T("占用率", "occupancy"),
+    T("瓶颈", "limiter")],
+    fmt=[None, ",", ",", ".0f", ",", ",", ",", ",", ",", ",", ".1%", None]))
+
+# The kernel of exercise 7, step by step.
+ex = occupancy(128, 96, 32 * KB, device=H100)
+glue("p2b_max_warps", H100.max_warps_per_sm)
+glue("p2b_max_blocks", H100.max_blocks_per_sm)
+glue("p2b_regs_per_sm", H100.registers_per_sm, ",")
+glue("p2b_reg_unit", H100.register_allocation_unit)
+glue("p2b_smem_per_sm_kb", H100.shared_per_sm // KB)
+glue("p2b_smem_reserved_kb", H100.reserved_shared_per_block // KB)
+glue("p2b_ex_blocks", ex.blocks_per_sm)
+glue("p2b_ex_warps", ex.warps_per_sm)
+glue("p2b_ex_occ", ex.occupancy, ".0%")
+glue("p2b_ex16_blocks", occupancy(128, 96, 16 * KB, device=H100).blocks_per_sm)
+glue("p2b_small_occ", occupancy(32, 16, 0, device=H100).occupancy, ".0%")
+glue("p2b_big_occ", occupancy(256, 255, 64 * KB, device=H100).occupancy, ".1%")
+glue("p2b_smem_occ", occupancy(256, 64, 100 * KB, device=H100).occupancy, ".0%")
+# --8<-- [end:occupancy_table]
+
+
+# %%
+# --8<-- [start:occupancy_figure]
+def draw_occupancy():
+    fig, (left, right) = figure(1, 2, figsize=(9, 3.4), sharey=True)
+    regs = np.arange(16, 256)
+    for threads in (128, 256, 512):
+        occ = [occupancy(threads, r, 0, device=H100).occupancy for r in regs]
+        left.step(regs, occ, where="post", label=str(T(f"{threads} 线程/块", f"{threads} threads/block")))
+    left.set_xlabel(str(T("每线程寄存器数", "registers per thread")))
+    left.set_ylabel(str(T("占用率", "occupancy")))
+    left.set_title(str(T("寄存器（无共享内存）", "registers (no shared memory)")), fontsize=10)
+    smem_kb = np.arange(0, 228)
+    for threads in (128, 256):
+        occ = [occupancy(threads, 32, s * KB, device=H100).occupancy for s in smem_kb]
+        right.step(smem_kb, occ, where="post", label=str(T(f"{threads} 线程/块", f"{threads} threads/block")))
+    right.set_xlabel(str(T("每块共享内存 (KB)", "shared memory per block (KB)")))
+    right.set_title(str(T("共享内存（32 寄存器/线程）", "shared memory (32 registers/thread)")), fontsize=10)
+    for ax in (left, right):
+        ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
+        ax.set_ylim(0, 1.05)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+show(Figure(
+    draw_occupancy,
+    alt=T("占用率随每线程寄存器数和每块共享内存下降的阶梯图",
+          "staircases of occupancy falling with registers per thread and with shared memory per block"),
+    caption=T("H100 的理论占用率：左边随每线程寄存器数变化，右边随每块共享内存变化。"
+              "块数只能取整数，所以曲线是阶梯；512 线程的块在寄存器超过 128 个后一个也放不下。",
+              "Theoretical occupancy on an H100, against registers per thread (left) and shared memory "
+              "per block (right). Blocks come in whole numbers, hence the stairs; a 512-thread block "
+              "does not fit at all above 128 registers per thread."),
+))
+# --8<-- [end:occupancy_figure]
+
+
+# %% [markdown]
+# ## 演示 2：Little 定律 · Demo 2: Little's law
+
+# %%
+# --8<-- [start:latency_table]
+# (warps resident on the SM, independent requests per warp, bytes per request)
+# A warp-wide float load moves 32 × 4 = 128 bytes; a float4 load 32 × 16 = 512 bytes.
+cases = [
+    (T("float，1 个请求", "float, 1 request"), 64, 1, 128),
+    (T("float，1 个请求", "float, 1 request"), 32, 1, 128),
+    (T("float，1 个请求", "float, 1 request"), 16, 1, 128),
+    (T("float，2 个请求（展开）", "float, 2 requests (unrolled)"), 16, 2, 128),
+    (T("float4，1 个请求", "float4, 1 request"), 16, 1, 512),
+    (T("float4，2 个请求", "float4, 2 requests"), 16, 2, 512),
+    (T("float4，4 个请求", "float4, 4 requests"), 8, 4, 512),
+]
+rows = []
+for name, w, req, size in cases:
+    lh = latency_hiding(w, req, size, device=H100)
+    rows.append((name, w, w / H100.max_warps_per_sm, req, size, lh.in_flight_bytes, lh.fraction))
+show(Table(rows, columns=[
+    T("每个 warp 怎样读", "how each warp reads"), T("warp/SM", "warps/SM"), T("占用率", "occupancy"),
+    T("请求/warp", "requests/warp"), T("字节/请求", "bytes/request"),
+    T("在途字节/SM", "bytes in flight/SM"), T("带宽占比", "fraction of bandwidth")],
+    fmt=[None, ",", ".1%", ",", ",", ",", ".0%"]))
+
+need = latency_hiding(1, device=H100)
+glue("p2b_bw_per_sm", H100.bandwidth_per_sm / 1e9, ".1f")  # GB/s
+glue("p2b_latency_ns", need.latency_s * 1e9, ".0f")
+glue("p2b_need_kb", need.needed_bytes / 1e3, ".1f")  # KB = 1,000 bytes
+glue("p2b_need_bytes", round(need.needed_bytes), ",")
+glue("p2b_lh_full", latency_hiding(64, 1, 128, device=H100).fraction, ".0%")
+glue("p2b_lh_16", latency_hiding(16, 1, 128, device=H100).fraction, ".0%")
+glue("p2b_lh_16_bytes", latency_hiding(16, 1, 128, device=H100).in_flight_bytes, ",")
+glue("p2b_lh_vec", latency_hiding(16, 2, 512, device=H100).fraction, ".0%")
+glue("p2b_lh_vec_bytes", latency_hiding(16, 2, 512, device=H100).in_flight_bytes, ",")
+glue("p2b_lh_vec_occ", 16 / H100.max_warps_per_sm, ".0%")
+# --8<-- [end:latency_table]
+
+
+# %%
+# --8<-- [start:latency_figure]
+def draw_latency():
+    fig, ax = figure(figsize=(6.4, 3.6))
+    w = np.arange(1, H100.max_warps_per_sm + 1)
+    settings = [(1, 128, "float × 1"), (2, 128, "float × 2"), (1, 512, "float4 × 1"),
+                (2, 512, "float4 × 2"), (4, 512, "float4 × 4")]
+    for req, size, label in settings:
+        frac = [latency_hiding(int(k), req, size, device=H100).fraction for k in w]
+        ax.plot(w, frac, label=label)
+    ax.set_xlabel(str(T("每个 SM 上的 warp 数（占用率 = warp 数 / 64）",
+                        "warps per SM (occupancy = warps / 64)")))
+    ax.set_ylabel(str(T("能拿到的 HBM 带宽占比", "fraction of HBM bandwidth reached")))
+    ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
+    ax.set_xlim(0, H100.max_warps_per_sm)
+    ax.set_ylim(0, 1.05)
+    ax.grid(alpha=0.3)
+    ax.legend(title=str(T("每个 warp 的请求", "requests per warp")), fontsize=8, title_fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+show(Figure(
+    draw_latency,
+    alt=T("带宽占比随 warp 数线性上升，每个 warp 在途字节越多，越早达到 100%",
+          "fraction of bandwidth rising linearly with warps, reaching 100% sooner when each warp has more bytes in flight"),
+    caption=T("Little 定律（H100，假设访存延迟 500 ns）：在途字节 = warp 数 × 每 warp 请求数 × 每请求字节数。"
+              "每个线程只读一个 float 时，64 个 warp 也喂不饱带宽；用 float4 和循环展开，十几个 warp 就够了。",
+              "Little's law (H100, 500 ns memory latency assumed): bytes in flight = warps × requests per warp "
+              "× bytes per request. With one float per thread even 64 warps fall short; with float4 loads and "
+              "unrolling, a dozen or so warps are enough."),
+))
+# --8<-- [end:latency_figure]
+
+
+# %% [markdown]
+# ## 演示 3：波次 · Demo 3: waves
+
+# %%
+# --8<-- [start:waves_table]
+rows = []
+for blocks in (132, 133, 264, 265, 1320, 1321):
+    wv = waves(blocks, blocks_per_sm=1, device=H100)
+    rows.append((blocks, wv.capacity, wv.waves, wv.last_wave_blocks, wv.utilisation))
+show(Table(rows, columns=[
+    T("块数", "blocks"), T("每波容量", "blocks per wave"), T("波数", "waves"),
+    T("最后一波的块数", "blocks in the last wave"), T("SM 利用率", "SM utilisation")],
+    fmt=[",", ",", ",", ",", ".1%"]))
+glue("p2b_sms", H100.sm_count)
+glue("p2b_w133_util", waves(133, 1, device=H100).utilisation, ".0%")
+glue("p2b_w265_util", waves(265, 1, device=H100).utilisation, ".0%")
+# --8<-- [end:waves_table]
+
+
+# %%
+# --8<-- [start:tiles_table]
+# A tiled matmul C = A @ B: one block computes a t × t tile of C with 256 threads.
+# Assumed resources per block (a plausible kernel, not a measured one): each thread
+# keeps t * t / 256 accumulators (64, 16, 4) plus addresses and operands, which we
+# round to 128, 64 and 32 registers; shared memory holds double-buffered BF16 tiles
+# of A and B, 32 deep: 2 buffers × 2 matrices × t × 32 × 2 bytes.
+registers = {128: 128, 64: 64, 32: 32}  # tile side t -> registers per thread
+rows = []
+for size in (1024, 4096):
+    for t in registers:
+        occ = occupancy(256, registers[t], 2 * 2 * t * 32 * 2, device=H100)
+        blocks = cdiv(size, t) ** 2
+        wv = waves(blocks, occ.blocks_per_sm, device=H100)
+        intensity = t * t / (t + t)  # FLOP per byte of BF16 operands: 2 t_m t_n / (2 (t_m + t_n))
+        rows.append((f"{size}×{size}", f"{t}×{t}", intensity, occ.blocks_per_sm, blocks,
+                     wv.capacity, wv.waves, wv.utilisation))
+        if size == 1024:
+            glue(f"p2b_tile{t}_blocks", blocks, ",")
+            glue(f"p2b_tile{t}_per_sm", occ.blocks_per_sm)
+            glue(f"p2b_tile{t}_capacity", wv.capacity, ",")
+            glue(f"p2b_tile{t}_waves", wv.waves)
+            glue(f"p2b_tile{t}_util", wv.utilisation, ".0%")
+            glue(f"p2b_tile{t}_ai", intensity, ".0f")
+        else:
+            glue(f"p2b_big_tile{t}_util", wv.utilisation, ".0%")
+show(Table(rows, columns=[
+    "C", T("块（tile）", "tile"), T("算术强度 (FLOP/B)", "intensity (FLOP/B)"),
+    T("块/SM", "blocks/SM"), T("块数", "blocks"), T("每波容量", "blocks per wave"),
+    T("波数", "waves"), T("SM 利用率", "SM utilisation")],
+    fmt=[None, None, ".0f", ",", ",", ",", ",", ".0%"]))
+# --8<-- [end:tiles_table]
+
+
+# %%
+# --8<-- [start:waves_figure]
+def draw_waves():
+    fig, ax = figure(figsize=(6.4, 3.4))
+    blocks = np.arange(1, 801)
+    for per_sm in (1, 2):
+        util = [waves(int(b), per_sm, device=H100).utilisation for b in blocks]
+        ax.plot(blocks, util, label=str(T(f"每 SM {per_sm} 个块", f"{per_sm} block(s) per SM")))
+    ax.set_xlabel(str(T("网格的块数", "blocks in the grid")))
+    ax.set_ylabel(str(T("SM 利用率", "SM utilisation")))
+    ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
+    ax.set_ylim(0, 1.05)
+    ax.set_xlim(0, blocks[-1])
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+show(Figure(
+    draw_waves,
+    alt=T("SM 利用率随块数呈锯齿：每满一波回到 100%，多出一个块就骤降",
+          "SM utilisation as a sawtooth against block count: 100% at every full wave, a sharp drop one block later"),
+    caption=T("H100 上网格的 SM 利用率（132 个 SM）。块数刚好是一波容量的整数倍时是 100%；"
+              "多一个块就要多跑一整波。块数越多，锯齿越浅。",
+              "SM utilisation of a grid on an H100 (132 SMs). It is 100% when the block count is a whole "
+              "number of waves; one block more costs a whole extra wave. The teeth get shallower as the "
+              "grid grows."),
+))
+# --8<-- [end:waves_figure]

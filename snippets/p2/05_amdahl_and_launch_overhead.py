@@ -1,0 +1,237 @@
+# %% [markdown]
+# # Amdahl 定律与内核启动开销 · Amdahl's law and launch overhead
+#
+# 前置讲 P2 §8 的配套脚本：Amdahl 定律在 GPU 尺度上的数字、LLM decode 一步的启动开销，
+# 以及在你自己的电脑上测 numpy 的调用开销。
+# Companion script of lecture P2 §8: Amdahl's law at GPU scale, the launch overhead of
+# one LLM decode step, and numpy's per-call overhead measured on your own machine.
+#
+# Run it alone: `python snippets/p2/05_amdahl_and_launch_overhead.py`
+
+# %%
+# --8<-- [start:setup]
+import os
+import platform
+import timeit
+from dataclasses import dataclass
+
+import numpy as np
+
+from simtdocs import H100, amdahl, decode_step
+from simtdocs.docs import Figure, T, Table, figure, glue, show
+# --8<-- [end:setup]
+
+
+# %% [markdown]
+# ## 演示 1：Amdahl 定律 · Demo 1: Amdahl's law
+
+# %%
+# --8<-- [start:amdahl_table]
+lanes = [1, H100.sm_count, H100.fp32_lanes]  # one lane, one per SM, every FP32 lane of an H100
+rows = []
+for s in (0.001, 0.01, 0.05, 0.10):
+    rows.append((s, *[amdahl(s, n) for n in lanes], 1 / s))
+show(Table(rows, columns=[
+    T("串行比例 s", "serial fraction s"),
+    *[T(f"n = {n:,}", f"n = {n:,}") for n in lanes],
+    T("上限 1/s", "limit 1/s")],
+    fmt=[".1%", ".1f", ".1f", ".1f", ".0f"]))
+glue("p2b_lanes", H100.fp32_lanes, ",")
+glue("p2b_amdahl_1pct", amdahl(0.01, H100.fp32_lanes), ".1f")
+glue("p2b_amdahl_01pct", amdahl(0.001, H100.fp32_lanes), ".0f")
+glue("p2b_amdahl_10pct", amdahl(0.10, H100.fp32_lanes), ".2f")
+# --8<-- [end:amdahl_table]
+
+
+# %% [markdown]
+# ## 演示 2：decode 一步的启动开销 · Demo 2: launch overhead of one decode step
+
+# %%
+# --8<-- [start:models]
+@dataclass(frozen=True)
+class Model:
+    """The shape of a Llama-style decoder, as its published config.json gives it."""
+
+    name: str
+    layers: int
+    hidden: int
+    intermediate: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    vocab: int
+    tied: bool  # the output layer reuses the embedding matrix
+
+    def matmul_params(self) -> int:
+        """Weights a decode step multiplies by: every layer's projections plus the output layer."""
+        q = o = self.hidden * self.heads * self.head_dim
+        k = v = self.hidden * self.kv_heads * self.head_dim
+        mlp = 3 * self.hidden * self.intermediate  # gate, up, down
+        return self.layers * (q + k + v + o + mlp) + self.vocab * self.hidden
+
+    def params(self) -> int:
+        """Parameters, norms left out (they are tiny)."""
+        embedding = 0 if self.tied else self.vocab * self.hidden
+        return self.matmul_params() + embedding
+
+    def kv_bytes(self, ctx: int, dtype_bytes: int = 2) -> int:
+        """K and V of ``ctx`` earlier tokens, every layer."""
+        return 2 * self.layers * self.kv_heads * self.head_dim * ctx * dtype_bytes
+
+
+# Meta's published configurations (config.json of each model on Hugging Face).
+LLAMA_1B = Model("Llama 3.2 1B", 16, 2048, 8192, 32, 8, 64, 128256, tied=True)
+LLAMA_3B = Model("Llama 3.2 3B", 28, 3072, 8192, 24, 8, 128, 128256, tied=True)
+LLAMA_8B = Model("Llama 3.1 8B", 32, 4096, 14336, 32, 8, 128, 128256, tied=False)
+
+CTX = 1024  # tokens already in the KV cache (an assumption)
+DTYPE_BYTES = 2  # BF16 weights and KV cache
+
+
+def gpu_time(m: Model, device=H100) -> float:
+    """Roofline lower bound of one batch-1 decode step: every weight and the whole KV
+    cache are read once from HBM, and at about 1 FLOP per byte the step is memory-bound."""
+    return (m.matmul_params() * DTYPE_BYTES + m.kv_bytes(CTX, DTYPE_BYTES)) / device.memory_bandwidth
+# --8<-- [end:models]
+
+
+# %%
+# --8<-- [start:launch_table]
+UNFUSED, FUSED, FINAL = 12, 8, 3  # kernels per layer, and the last RMSNorm, output layer, sampling
+OVERHEADS_US = (2, 4, 8)  # per launch: an assumption, typical of a few microseconds
+FUSION = {UNFUSED: T("未融合", "unfused"), FUSED: T("融合", "fused")}
+
+rows = []
+for m in (LLAMA_1B, LLAMA_8B):
+    for us in OVERHEADS_US:
+        for per_layer in (UNFUSED, FUSED):
+            step = decode_step(m.layers, per_layer, FINAL, gpu_time(m), us * 1e-6)
+            rows.append((m.name, us, FUSION[per_layer], step.kernels, step.gpu_s * 1e3,
+                         step.launch_s * 1e3, step.serial_s * 1e3, step.overlapped_s * 1e3,
+                         step.overhead_share))
+show(Table(rows, columns=[
+    T("模型", "model"), T("启动开销 (µs)", "overhead (µs)"), T("融合", "fusion"),
+    T("内核数", "kernels"), T("GPU 时间 (ms)", "GPU time (ms)"), T("启动时间 (ms)", "launch time (ms)"),
+    T("不重叠 (ms)", "serial (ms)"), T("完全重叠 (ms)", "overlapped (ms)"),
+    T("启动占比（不重叠）", "launch share (serial)")],
+    fmt=[None, ",", None, ",", ".2f", ".2f", ".2f", ".2f", ".0%"]))
+
+one = {k: decode_step(LLAMA_1B.layers, k, FINAL, gpu_time(LLAMA_1B), 8e-6) for k in (UNFUSED, FUSED)}
+glue("p2b_unfused", UNFUSED)
+glue("p2b_fused", FUSED)
+glue("p2b_final", FINAL)
+glue("p2b_ctx", CTX, ",")
+glue("p2b_1b_params", LLAMA_1B.params() / 1e9, ".2f")
+glue("p2b_8b_params", LLAMA_8B.params() / 1e9, ".2f")
+glue("p2b_1b_weights_gb", LLAMA_1B.matmul_params() * DTYPE_BYTES / 1e9, ".2f")
+glue("p2b_1b_kv_mb", LLAMA_1B.kv_bytes(CTX) / 1e6, ".0f")
+glue("p2b_8b_weights_gb", LLAMA_8B.matmul_params() * DTYPE_BYTES / 1e9, ".1f")
+glue("p2b_8b_kv_mb", LLAMA_8B.kv_bytes(CTX) / 1e6, ".0f")
+glue("p2b_1b_gpu_ms", gpu_time(LLAMA_1B) * 1e3, ".2f")
+glue("p2b_8b_gpu_ms", gpu_time(LLAMA_8B) * 1e3, ".2f")
+glue("p2b_1b_kernels_unfused", one[UNFUSED].kernels)
+glue("p2b_1b_kernels_fused", one[FUSED].kernels)
+glue("p2b_1b_8us_overlap_fused", one[FUSED].overlapped_s * 1e3, ".2f")
+glue("p2b_1b_8us_overlap_unfused", one[UNFUSED].overlapped_s * 1e3, ".2f")
+glue("p2b_1b_8us_share", one[UNFUSED].overhead_share, ".0%")
+glue("p2b_8b_2us_share_fused",
+     decode_step(LLAMA_8B.layers, FUSED, FINAL, gpu_time(LLAMA_8B), 2e-6).overhead_share, ".0%")
+# --8<-- [end:launch_table]
+
+
+# %%
+# --8<-- [start:launch_figure]
+def draw_launch_share():
+    fig, ax = figure(figsize=(6.4, 3.6))
+    models = (LLAMA_1B, LLAMA_3B, LLAMA_8B)
+    size = [m.params() / 1e9 for m in models]
+    for color, us in zip(("C0", "C1", "C3"), OVERHEADS_US):
+        for per_layer, style in ((UNFUSED, "-"), (FUSED, "--")):
+            share = [decode_step(m.layers, per_layer, FINAL, gpu_time(m), us * 1e-6).overhead_share
+                     for m in models]
+            label = f"{us} µs, {FUSION[per_layer]}"
+            ax.plot(size, share, style, color=color, marker="o", label=label)
+    for m, x in zip(models, size):
+        ax.annotate(m.name, (x, 0.02), ha="center", fontsize=8, color="0.35")
+    ax.set_xscale("log")
+    ax.set_xticks(size, [f"{x:.1f}B" for x in size])
+    ax.minorticks_off()
+    ax.set_xlabel(str(T("参数量（十亿）", "parameters (billions)")))
+    ax.set_ylabel(str(T("启动开销占每步时间（不重叠）", "launch share of a step (serial)")))
+    ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
+    ax.set_ylim(0, 0.8)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=3, loc="upper right")
+    fig.tight_layout()
+    return fig
+
+
+show(Figure(
+    draw_launch_share,
+    alt=T("启动开销在每步时间里的占比随模型变大而下降",
+          "the launch share of a decode step falling as the model grows"),
+    caption=T("batch = 1 的 decode 一步（H100，BF16，ctx = 1024，GPU 时间取 roofline 下界）里，"
+              "CPU 逐个启动内核的时间占多少。实线未融合（每层 12 个内核），虚线融合（每层 8 个）。",
+              "Share of a batch-1 decode step (H100, BF16, ctx = 1024, GPU time at its roofline lower bound) "
+              "spent launching kernels one by one from the CPU. Solid: unfused (12 kernels per layer); "
+              "dashed: fused (8 per layer)."),
+))
+# --8<-- [end:launch_figure]
+
+
+# %% [markdown]
+# ## 演示 3：numpy 的调用开销（墙钟测量）· Demo 3: numpy's call overhead (wall clock)
+
+# %%
+# --8<-- [start:numpy_overhead]
+def seconds_per_call(fn, calls: int, repeat: int = 15) -> float:
+    """Best of ``repeat`` short timings of ``calls`` calls, per call. The minimum is the
+    timing least disturbed by whatever else the machine was doing."""
+    return min(timeit.repeat(fn, number=calls, repeat=repeat)) / calls
+
+
+sizes = [1, 2**4, 2**8, 2**12, 2**16, 2**18]
+per_call = {}
+for n in sizes:
+    a, b, c = (np.ones(n, np.float32) for _ in range(3))
+    per_call[n] = seconds_per_call(lambda: np.add(a, b, out=c), calls=max(5, 4000 // (1 + n // 64)))
+
+# A call that adds one element is almost nothing but the fixed cost; the cheapest call
+# measured (normally that one) is our estimate of it.
+fixed = min(per_call.values())
+show(T(f"墙钟测量，在构建本页的机器上（{platform.machine()}，{os.cpu_count()} 核，"
+       f"Python {platform.python_version()}，NumPy {np.__version__}）：每次构建重新测，数字会变。",
+       f"Wall-clock measurement on the machine that built this page ({platform.machine()}, "
+       f"{os.cpu_count()} cores, Python {platform.python_version()}, NumPy {np.__version__}): "
+       f"measured again at every build, so the numbers change."))
+show(Table([(n, per_call[n] * 1e6, n / per_call[n] / 1e9, fixed / per_call[n]) for n in sizes],
+           columns=[T("元素数", "elements"), T("每次调用 (µs)", "per call (µs)"),
+                    T("吞吐（十亿元素/秒）", "throughput (G elements/s)"),
+                    T("固定开销占比", "fixed-cost share")],
+           fmt=[",", ".2f", ".3f", ".1%"]))
+
+# The same 2**18 additions, in one call or in 128 small calls of 2,048 elements.
+n, pieces = 2**18, 128
+a, b, c = (np.ones(n, np.float32) for _ in range(3))
+chunks = [(a[i:i + n // pieces], b[i:i + n // pieces], c[i:i + n // pieces])
+          for i in range(0, n, n // pieces)]
+
+
+def many_small_calls():
+    for x, y, z in chunks:
+        np.add(x, y, out=z)
+
+
+one_call = seconds_per_call(lambda: np.add(a, b, out=c), calls=20)
+small_calls = seconds_per_call(many_small_calls, calls=20)
+show(Table([(T("1 次调用", "1 call"), n, one_call * 1e6, 1.0),
+            (T(f"{pieces} 次调用", f"{pieces} calls"), n // pieces, small_calls * 1e6, small_calls / one_call)],
+           columns=[T("怎样加", "how"), T("每次的元素数", "elements per call"),
+                    T("总时间 (µs)", "total (µs)"), T("相对一次调用", "relative to one call")],
+           fmt=[None, ",", ".1f", ".1f"]))
+glue("p2b_np_call_us", fixed * 1e6, ".2f")
+glue("p2b_np_share_big", fixed / per_call[2**18], ".1%")
+glue("p2b_np_pieces", pieces)
+glue("p2b_np_piece_size", n // pieces, ",")
+glue("p2b_np_split_ratio", small_calls / one_call, ".1f")
+# --8<-- [end:numpy_overhead]

@@ -1,0 +1,349 @@
+# %% [markdown]
+# # 练习的检查代码 · Checking the exercises
+#
+# 前置讲 P2 §12 的十道练习：带 💻 的用模拟器验证，其余用模型或几行算术算出答案。
+# 每道题的代码自成一体，不依赖其他脚本。
+# The ten exercises of lecture P2 §12: the 💻 ones are checked with the simulator, the
+# others computed with the models or a few lines of arithmetic. Each exercise's code stands
+# alone and imports nothing from the other scripts.
+#
+# Run it alone: `python snippets/p2/06_exercises.py`
+
+# %%
+# --8<-- [start:setup]
+import numpy as np
+
+from simtdocs import H100, cdiv, latency_hiding, launch, launch_overhead, occupancy, waves
+from simtdocs.docs import T, Table, glue, show
+# --8<-- [end:setup]
+
+
+# %% [markdown]
+# ## 练习 1：网格大小 · Exercise 1: grid size
+
+# %%
+# --8<-- [start:ex1]
+def vector_add(blk, a, b, c, n):
+    i = blk.bx * blk.bdx + blk.tx
+    m = i < n
+    blk.store(c, i, blk.load(a, i, mask=m) + blk.load(b, i, mask=m), mask=m)
+
+
+n = 1_000_000
+a = np.ones(n, np.float32)
+b = np.ones(n, np.float32)
+rows = []
+for threads in (256, 1000, 1024):
+    c = np.zeros(n, np.float32)
+    blocks = cdiv(n, threads)
+    st = launch(vector_add, grid=(blocks,), block=(threads,), args=(a, b, c, n), device=H100)
+    assert np.array_equal(c, a + b)
+    rows.append((threads, blocks, blocks * threads - n, cdiv(threads, 32), st.simt_efficiency))
+    glue(f"p2b_e1_blocks_{threads}", blocks, ",")
+    glue(f"p2b_e1_idle_{threads}", blocks * threads - n, ",")
+    glue(f"p2b_e1_simt_{threads}", st.simt_efficiency, ".1%")
+show(Table(rows, columns=[
+    T("线程/块", "threads/block"), T("块数", "blocks"), T("多余的线程", "idle threads"),
+    T("warp/块", "warps/block"), T("SIMT 效率", "SIMT efficiency")],
+    fmt=[",", ",", ",", ",", ".1%"]))
+glue("p2b_e1_last_warp", 1000 - 32 * (1000 // 32))  # threads in the last warp of a 1000-thread block
+glue("p2b_e1_full_warps", 1000 // 32)
+# --8<-- [end:ex1]
+
+
+# %% [markdown]
+# ## 练习 2：二维下标 · Exercise 2: 2-D indices
+
+# %%
+# --8<-- [start:ex2]
+def who_am_i(blk, owner, M, N):
+    """Every thread writes its own (bx, by, tx, ty), packed in one number, into its element."""
+    r = blk.by * blk.bdy + blk.ty
+    c = blk.bx * blk.bdx + blk.tx
+    m = (r < M) & (c < N)
+    me = ((blk.bx * 1000 + blk.by) * 100 + blk.tx) * 100 + blk.ty
+    blk.store(owner, r * N + c, me, mask=m)
+
+
+M = N = 1000
+owner = np.full(M * N, -1, np.int64)
+grid = (cdiv(N, 32), cdiv(M, 8))
+launch(who_am_i, grid=grid, block=(32, 8), args=(owner, M, N), device=H100)
+assert (owner >= 0).all()  # every element has exactly one owner
+flat = int(np.flatnonzero(owner == ((3 * 1000 + 5) * 100 + 7) * 100 + 2)[0])
+row, col = divmod(flat, N)
+show(Table([(f"{grid[0]} × {grid[1]}", "(3, 5, 7, 2)", row, col, flat)], columns=[
+    T("网格 (x × y)", "grid (x × y)"), "(bx, by, tx, ty)", T("行", "row"), T("列", "column"),
+    T("一维下标", "flat index")], fmt=[None, None, ",", ",", ","]))
+glue("p2b_e2_gx", grid[0])
+glue("p2b_e2_gy", grid[1])
+glue("p2b_e2_row", row)
+glue("p2b_e2_col", col)
+glue("p2b_e2_flat", flat, ",")
+# --8<-- [end:ex2]
+
+
+# %% [markdown]
+# ## 练习 3：跨度 3 的 warp · Exercise 3: a stride-3 warp
+
+# %%
+# --8<-- [start:ex3]
+def stride_read(blk, a, stride):
+    blk.load(a, blk.tx * stride)  # lane i reads element i * stride; nothing else
+
+
+a = np.zeros(1024, np.float32)
+rows = []
+for stride in (1, 3):
+    read = launch(stride_read, grid=1, block=32, args=(a, stride), device=H100)  # one warp
+    rows.append((stride, read.sectors, read.requested_bytes, read.bytes_moved, read.coalescing_efficiency))
+show(Table(rows, columns=[
+    T("跨度", "stride"), T("sector 数", "sectors"), T("所需字节", "bytes requested"),
+    T("搬运字节", "bytes moved"), T("合并效率", "coalescing efficiency")],
+    fmt=[",", ",", ",", ",", ".0%"]))
+glue("p2b_e3_sectors", read.sectors)
+glue("p2b_e3_moved", read.bytes_moved)
+glue("p2b_e3_needed", read.requested_bytes)
+glue("p2b_e3_eff", read.coalescing_efficiency, ".0%")
+glue("p2b_e3_last_byte", 31 * 3 * 4 + 3)
+# --8<-- [end:ex3]
+
+
+# %% [markdown]
+# ## 练习 4：按列读共享内存 · Exercise 4: reading a shared column
+
+# %%
+# --8<-- [start:ex4]
+def column_read(blk, out, row_len):
+    tile = blk.shared((32, row_len), np.float32, name="tile")
+    for r in range(32):  # fill the 32 first columns row by row: lane l writes tile[r][l]
+        blk.store(tile, (r, blk.tx), 1.0 * blk.tx)
+    blk.sync()
+    v = blk.load(tile, (blk.tx, 0))  # lane l reads tile[l][0]: one column, 32 rows
+    blk.store(out, blk.tx, v)
+
+
+out = np.zeros(32, np.float32)
+rows = []
+for row_len in (64, 65, 66):
+    st = launch(column_read, grid=1, block=32, args=(out, row_len), device=H100)
+    read = [ln.counters for ln in st.lines if ln.counters.shared_requests][-1]  # the column read
+    ways = read.shared_wavefronts / read.shared_requests
+    banks = len({(r * row_len) % 32 for r in range(32)})  # distinct banks the 32 rows start in
+    rows.append((row_len, row_len % 32, banks, ways))
+    glue(f"p2b_e4_ways_{row_len}", ways, ".0f")
+    glue(f"p2b_e4_banks_{row_len}", banks)
+show(Table(rows, columns=[
+    T("每行元素数", "elements per row"), T("行距 mod 32", "row distance mod 32"),
+    T("用到的 bank 数", "banks used"), T("冲突路数（wavefront/请求）", "ways (wavefronts per request)")],
+    fmt=[",", ",", ",", ".0f"]))
+# --8<-- [end:ex4]
+
+
+# %% [markdown]
+# ## 练习 5：把 sync 放进循环 · Exercise 5: sync inside the loop
+
+# %%
+# --8<-- [start:ex5]
+TILE, ROWS = 32, 8
+
+
+def transpose_tiled(blk, A, B, N, where="after"):
+    """B = A.T through a padded 32×33 tile; ``where`` places the barrier."""
+    tile = blk.shared((TILE, TILE + 1), np.float32, name="tile")
+    x = blk.bx * TILE + blk.tx
+    y = blk.by * TILE + blk.ty
+    for j in range(0, TILE, ROWS):
+        blk.store(tile, (blk.ty + j, blk.tx), blk.load(A, (y + j) * N + x))
+        if where == "inside":
+            blk.sync()  # after every 8 rows
+    if where == "after":
+        blk.sync()  # once, when the whole tile is in
+    x = blk.by * TILE + blk.tx
+    y = blk.bx * TILE + blk.ty
+    for j in range(0, TILE, ROWS):
+        blk.store(B, (y + j) * N + x, blk.load(tile, (blk.tx, blk.ty + j)))
+
+
+N = 256
+A = np.random.default_rng(0).random((N, N), dtype=np.float32)
+placements = [("after", T("循环之后（原版）", "after the loop (original)")),
+              ("inside", T("第一个循环里面", "inside the first loop")),
+              ("none", T("没有 sync", "no sync at all"))]
+rows = []
+for where, name in placements:
+    B = np.zeros_like(A)
+    st = launch(transpose_tiled, grid=(N // TILE, N // TILE), block=(TILE, ROWS),
+                args=(A.reshape(-1), B.reshape(-1), N, where), device=H100)
+    ok = np.array_equal(B, A.T)
+    rows.append((name, T("是", "yes") if ok else T("否", "no"), st.barriers / st.blocks, len(st.races)))
+    glue(f"p2b_e5_barriers_{where}", st.barriers // st.blocks)
+    glue(f"p2b_e5_races_{where}", len(st.races), ",")
+show(Table(rows, columns=[
+    T("sync 的位置", "where the sync is"), T("结果正确", "correct"),
+    T("每块同步次数", "barriers per block"), T("数据竞争", "races")],
+    fmt=[None, None, ".0f", ","]))
+# --8<-- [end:ex5]
+
+
+# %% [markdown]
+# ## 练习 6：归约版本 2 和 3 · Exercise 6: reduction versions 2 and 3
+
+# %%
+# --8<-- [start:ex6]
+def reduce_v2(blk, x, partial):
+    """Contiguous threads work; thread t adds pairs at 2·s·t (a stride of 2s words)."""
+    s_data = blk.shared(blk.bdx, np.float32, name="sdata")
+    t = blk.tx
+    blk.store(s_data, t, blk.load(x, blk.bx * blk.bdx + t))
+    blk.sync()
+    s = 1
+    while s < blk.bdx:
+        index = 2 * s * t
+        m = blk.branch(index < blk.bdx)
+        total = blk.load(s_data, index, mask=m) + blk.load(s_data, index + s, mask=m)
+        blk.store(s_data, index, total, mask=m)
+        blk.sync()
+        s *= 2
+    first = blk.branch(t == 0)
+    blk.store(partial, blk.bx, blk.load(s_data, 0, mask=first), mask=first)
+
+
+def reduce_v3(blk, x, partial):
+    """Sequential addressing: the first s threads add s_data[t + s] into s_data[t]."""
+    s_data = blk.shared(blk.bdx, np.float32, name="sdata")
+    t = blk.tx
+    blk.store(s_data, t, blk.load(x, blk.bx * blk.bdx + t))
+    blk.sync()
+    s = blk.bdx // 2
+    while s > 0:
+        m = blk.branch(t < s)
+        total = blk.load(s_data, t, mask=m) + blk.load(s_data, t + s, mask=m)
+        blk.store(s_data, t, total, mask=m)
+        blk.sync()
+        s //= 2
+    first = blk.branch(t == 0)
+    blk.store(partial, blk.bx, blk.load(s_data, 0, mask=first), mask=first)
+
+
+n, threads = 2**18, 256
+x = np.random.default_rng(1).integers(0, 10, n).astype(np.float32)  # small integers: exact sums
+rows, runs = [], {}
+for name, kernel in (("v2", reduce_v2), ("v3", reduce_v3)):
+    partial = np.zeros(n // threads, np.float32)
+    st = launch(kernel, grid=n // threads, block=threads, args=(x, partial), device=H100)
+    assert partial.sum() == x.sum()
+    runs[name] = st
+    rows.append((name, st.warp_instructions, st.shared_requests, st.shared_wavefronts,
+                 st.shared_ways, st.estimate_time().issue_s * 1e9))
+show(Table(rows, columns=[
+    T("版本", "version"), T("warp 指令数", "warp instructions"), T("共享内存请求", "shared requests"),
+    T("共享内存 wavefront", "shared wavefronts"), T("wavefront/请求", "wavefronts per request"),
+    T("估计发射时间 (ns)", "estimated issue time (ns)")],
+    fmt=[None, ",", ",", ",", ".2f", ".0f"]))
+glue("p2b_e6_instructions", runs["v2"].warp_instructions, ",")
+glue("p2b_e6_same", runs["v2"].warp_instructions == runs["v3"].warp_instructions)
+glue("p2b_e6_ways_v2", runs["v2"].shared_ways, ".2f")
+glue("p2b_e6_ways_v3", runs["v3"].shared_ways, ".2f")
+glue("p2b_e6_issue_v2", runs["v2"].estimate_time().issue_s * 1e9, ".0f")
+glue("p2b_e6_issue_v3", runs["v3"].estimate_time().issue_s * 1e9, ".0f")
+# --8<-- [end:ex6]
+
+
+# %% [markdown]
+# ## 练习 7：占用率 · Exercise 7: occupancy
+
+# %%
+# --8<-- [start:ex7]
+KB = 1024
+RESOURCE = {"warps": T("warp 数", "warps"), "blocks": T("块数", "blocks"),
+            "registers": T("寄存器", "registers"), "shared memory": T("共享内存", "shared memory")}
+rows = []
+for smem in (32 * KB, 16 * KB):
+    occ = occupancy(128, 96, smem, device=H100)
+    lim = occ.limits
+    rows.append((smem // KB, occ.registers_per_warp, occ.shared_per_block_allocated,
+                 lim["warps"], lim["registers"], lim["shared memory"],
+                 occ.blocks_per_sm, occ.warps_per_sm, occ.occupancy,
+                 T("、".join(RESOURCE[k].zh for k in occ.limiters), ", ".join(RESOURCE[k].en for k in occ.limiters))))
+show(Table(rows, columns=[
+    T("共享内存/块 (KB)", "shared/block (KB)"), T("寄存器/warp（取整后）", "registers/warp (rounded)"),
+    T("共享内存/块（含保留、取整后，字节）", "shared/block (reserved + rounded, bytes)"),
+    T("块上限：warp", "limit: warps"), T("块上限：寄存器", "limit: registers"),
+    T("块上限：共享内存", "limit: shared"), T("块/SM", "blocks/SM"), T("warp/SM", "warps/SM"),
+    T("占用率", "occupancy"), T("瓶颈", "limiter")],
+    fmt=[",", ",", ",", ",", ",", ",", ",", ",", ".0%", None]))
+occ = occupancy(128, 96, 32 * KB, device=H100)
+per_part = H100.registers_per_sm // H100.sub_partitions_per_sm
+glue("p2b_e7_regs_warp", occ.registers_per_warp, ",")
+glue("p2b_e7_parts", H100.sub_partitions_per_sm)
+glue("p2b_e7_regs_part", per_part, ",")
+glue("p2b_e7_warps_part", per_part // occ.registers_per_warp)
+glue("p2b_e7_reg_warps", per_part // occ.registers_per_warp * H100.sub_partitions_per_sm)
+glue("p2b_e7_reg_blocks", occ.limits["registers"])
+glue("p2b_e7_smem_alloc", occ.shared_per_block_allocated, ",")
+glue("p2b_e7_smem_sm", H100.shared_per_sm, ",")
+glue("p2b_e7_smem_blocks", occ.limits["shared memory"])
+glue("p2b_e7_blocks", occ.blocks_per_sm)
+glue("p2b_e7_warps", occ.warps_per_sm)
+glue("p2b_e7_occ", occ.occupancy, ".0%")
+glue("p2b_e7_smem16_blocks", occupancy(128, 96, 16 * KB, device=H100).limits["shared memory"])
+# --8<-- [end:ex7]
+
+
+# %% [markdown]
+# ## 练习 8：Little 定律与向量化 · Exercise 8: Little's law and vector loads
+
+# %%
+# --8<-- [start:ex8]
+before = latency_hiding(16, requests_per_warp=1, bytes_per_request=32 * 4, device=H100)
+after = latency_hiding(16, requests_per_warp=2, bytes_per_request=32 * 16, device=H100)
+show(Table([(T("float，1 个请求", "float, 1 request"), before.in_flight_bytes, before.fraction),
+            (T("float4，2 个请求", "float4, 2 requests"), after.in_flight_bytes, after.fraction)],
+           columns=[T("写法", "version"), T("在途字节/SM", "bytes in flight/SM"),
+                    T("带宽占比", "fraction of bandwidth")], fmt=[None, ",", ".0%"]))
+glue("p2b_e8_need", before.needed_bytes / 1e3, ".1f")
+glue("p2b_e8_before_bytes", before.in_flight_bytes, ",")
+glue("p2b_e8_before", before.fraction, ".0%")
+glue("p2b_e8_after_bytes", after.in_flight_bytes, ",")
+glue("p2b_e8_after", after.fraction, ".0%")
+# --8<-- [end:ex8]
+
+
+# %% [markdown]
+# ## 练习 9：波次 · Exercise 9: waves
+
+# %%
+# --8<-- [start:ex9]
+rows = []
+for tile, per_sm in ((128, 2), (64, 4)):
+    wv = waves(cdiv(1024, tile) ** 2, blocks_per_sm=per_sm, device=H100)
+    rows.append((f"{tile}×{tile}", per_sm, wv.blocks, wv.capacity, wv.waves, wv.utilisation))
+    glue(f"p2b_e9_blocks_{tile}", wv.blocks, ",")
+    glue(f"p2b_e9_capacity_{tile}", wv.capacity, ",")
+    glue(f"p2b_e9_waves_{tile}", wv.waves)
+    glue(f"p2b_e9_util_{tile}", wv.utilisation, ".0%")
+show(Table(rows, columns=[
+    T("块（tile）", "tile"), T("块/SM", "blocks/SM"), T("块数", "blocks"),
+    T("每波容量", "blocks per wave"), T("波数", "waves"), T("SM 利用率", "SM utilisation")],
+    fmt=[None, ",", ",", ",", ",", ".0%"]))
+# --8<-- [end:ex9]
+
+
+# %% [markdown]
+# ## 练习 10：启动开销 · Exercise 10: launch overhead
+
+# %%
+# --8<-- [start:ex10]
+rows = []
+for us in (5, 1):
+    step = launch_overhead(kernels=300, gpu_s=2e-3, overhead_s=us * 1e-6)
+    rows.append((us, step.launch_s * 1e3, step.serial_s * 1e3, step.overlapped_s * 1e3))
+    glue(f"p2b_e10_launch_{us}", step.launch_s * 1e3, ".1f")
+    glue(f"p2b_e10_serial_{us}", step.serial_s * 1e3, ".1f")
+    glue(f"p2b_e10_overlap_{us}", step.overlapped_s * 1e3, ".0f")
+show(Table(rows, columns=[
+    T("每次启动 (µs)", "per launch (µs)"), T("启动合计 (ms)", "launching (ms)"),
+    T("不重叠 (ms)", "serial (ms)"), T("完全重叠 (ms)", "overlapped (ms)")],
+    fmt=[",", ".1f", ".1f", ".1f"]))
+# --8<-- [end:ex10]
