@@ -112,6 +112,8 @@ class Table:
         rows = []
         for key, value in stats.counters().items():
             zh, en = labels.get(key, (key, key))
+            if key.endswith("efficiency"):  # a ratio reads better as a percentage
+                value = f"{value:.1%}"
             rows.append((T(zh, en), f"`{key}`", value))
         return cls(rows, [T("计数器", "Counter"), T("键", "Key"), T("值", "Value")], align="llr")
 
@@ -279,13 +281,27 @@ def show(obj: Any) -> None:
     rec = _recorder.get()
     if rec is not None:
         rec.items.append(obj)
+    elif _in_notebook():
+        from IPython.display import HTML, Markdown, display
+
+        md = render(obj, "en")
+        display(HTML(md) if isinstance(obj, Figure) else Markdown(md))
     else:
         print(render(obj, "en"))
         print()
 
 
-def glue(name: str, value: Any, fmt: str | None = None) -> Any:
-    """Make ``value`` available to the page prose as ``{{ name }}``; returns ``value``."""
+def _in_notebook() -> bool:
+    """True in a Jupyter kernel (the executed notebook pages): display rich output there."""
+    import sys
+
+    ip = sys.modules.get("IPython")
+    shell = ip.get_ipython() if ip is not None and hasattr(ip, "get_ipython") else None
+    return shell is not None and shell.__class__.__name__ == "ZMQInteractiveShell"
+
+
+def glue(name: str, value: Any, fmt: str | None = None) -> None:
+    """Make ``value`` available to the page prose as ``{{ name }}``."""
     if not name.isidentifier():
         raise ValueError(f"glue name must be an identifier, got {name!r}")
     if fmt is not None:
@@ -293,7 +309,6 @@ def glue(name: str, value: Any, fmt: str | None = None) -> Any:
     g = Glued(value, fmt)
     rec = _recorder.get()
     (rec.glue if rec is not None else _glued_outside)[name] = g
-    return value
 
 
 @contextlib.contextmanager

@@ -36,11 +36,15 @@ def on_config(config, **kwargs):
             "Self-hosted JavaScript is missing: " + ", ".join(missing)
             + ". Run `make setup` (it runs `npm ci`) before building the site."
         )
+    # Once per `mkdocs build` (mkdocs-static-i18n re-runs the build, not on_config,
+    # for each language): every language sees the same simulator and notebooks.
+    _state["sim_hash"] = build.simulator_hash()
+    _state["scripts"] = notebooks.scripts()
     return config
 
 
 def on_pre_build(config, **kwargs):
-    _state["sim_hash"] = build.simulator_hash()
+    _state.setdefault("sim_hash", build.simulator_hash())
 
 
 @event_priority(-110)  # after mkdocs-static-i18n (-100): see below
@@ -67,7 +71,7 @@ def on_files(files, config, **kwargs):
     default = getattr(i18n, "default_language", lang)
     langs = list(getattr(i18n, "build_languages", None) or [lang])
     cache = root / CACHE
-    for rel in notebooks.generate(cache, _state.get("sim_hash") or build.simulator_hash()):
+    for rel in notebooks.generate(cache, _state["sim_hash"], _state.get("scripts")):
         nb = NotebookFile(File(rel, str(cache), site_dir, urls), use_directory_urls=urls, site_dir=site_dir)
         plain_dest, plain_url = nb.dest_path, nb.url
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .snippets import repo_root
+from .snippets import SECTION_MARK, repo_root
 
 
 def scripts() -> list[Path]:
@@ -27,6 +27,9 @@ def write_notebook(script: Path, out: Path, sim_hash: str) -> Path:
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["simtdocs"] = {"source": script.relative_to(repo_root()).as_posix(), "simulator": sim_hash}
     nb.metadata.pop("jupytext", None)
+    for cell in nb.cells:  # section markers are for the pages, not for notebook readers
+        lines = cell["source"].split("\n")
+        cell["source"] = "\n".join(ln for ln in lines if not SECTION_MARK.match(ln)).strip("\n")
     for i, cell in enumerate(nb.cells):  # nbformat would draw random ids: keep the file stable
         cell["id"] = f"cell-{i}"
     text = jupytext.writes(nb, fmt="ipynb")
@@ -37,10 +40,10 @@ def write_notebook(script: Path, out: Path, sim_hash: str) -> Path:
     return out
 
 
-def generate(cache_dir: Path, sim_hash: str) -> list[str]:
+def generate(cache_dir: Path, sim_hash: str, only: list[Path] | None = None) -> list[str]:
     """Write every companion notebook; return their paths relative to ``cache_dir``."""
     made = []
-    for script in scripts():
+    for script in scripts() if only is None else only:
         rel = Path("notebooks") / script.parent.name / (script.stem + ".ipynb")
         write_notebook(script, cache_dir / rel, sim_hash)
         made.append(rel.as_posix())
