@@ -49,17 +49,16 @@ rows = []
 for name, threads, regs, smem in kernels:
     occ = occupancy(threads, regs, smem, device=H100)
     lim = occ.limits
-    rows.append((name, threads, regs, smem / KB,
-                 lim["warps"], lim["blocks"], lim["registers"], lim["shared memory"],
+    caps = " / ".join(str(lim[k]) for k in ("warps", "blocks", "registers", "shared memory"))
+    rows.append((name, threads, regs, smem / KB, caps,
                  occ.blocks_per_sm, occ.warps_per_sm, occ.occupancy, limiter_text(occ)))
 show(Table(rows, columns=[
     T("内核", "kernel"), T("线程/块", "threads/block"), T("寄存器/线程", "registers/thread"),
     T("共享内存/块 (KB)", "shared/block (KB)"),
-    T("块上限：warp", "block limit: warps"), T("块上限：块数", "block limit: blocks"),
-    T("块上限：寄存器", "block limit: registers"), T("块上限：共享内存", "block limit: shared"),
+    T("块上限：warp / 块 / 寄存器 / 共享内存", "block limits: warps / blocks / registers / shared"),
     T("块/SM", "blocks/SM"), T("warp/SM", "warps/SM"), T("占用率", "occupancy"),
     T("瓶颈", "limiter")],
-    fmt=[None, ",", ",", ".0f", ",", ",", ",", ",", ",", ",", ".1%", None]))
+    fmt=[None, ",", ",", ".0f", None, ",", ",", ".1%", None], align="lrrrrrrrl"))
 
 # The kernel of exercise 7, step by step.
 ex = occupancy(128, 96, 32 * KB, device=H100)
@@ -81,6 +80,13 @@ glue("p2b_smem_occ", occupancy(256, 64, 100 * KB, device=H100).occupancy, ".0%")
 
 # %%
 # --8<-- [start:occupancy_figure]
+# The last register count at which one 512-thread block still fits, and one step down the stairs.
+cliff = max(r for r in range(1, 256) if occupancy(512, r, 0, device=H100).blocks_per_sm > 0)
+glue("p2b_cliff_512", cliff)
+glue("p2b_r64_occ", occupancy(256, 64, 0, device=H100).occupancy, ".1%")
+glue("p2b_r65_occ", occupancy(256, 65, 0, device=H100).occupancy, ".1%")
+
+
 def draw_occupancy():
     fig, (left, right) = figure(1, 2, figsize=(9, 3.4), sharey=True)
     regs = np.arange(16, 256)
@@ -110,10 +116,10 @@ show(Figure(
     alt=T("占用率随每线程寄存器数和每块共享内存下降的阶梯图",
           "staircases of occupancy falling with registers per thread and with shared memory per block"),
     caption=T("H100 的理论占用率：左边随每线程寄存器数变化，右边随每块共享内存变化。"
-              "块数只能取整数，所以曲线是阶梯；512 线程的块在寄存器超过 128 个后一个也放不下。",
+              f"块数只能取整数，所以曲线是阶梯；512 线程的块在寄存器超过 {cliff} 个后一个也放不下。",
               "Theoretical occupancy on an H100, against registers per thread (left) and shared memory "
               "per block (right). Blocks come in whole numbers, hence the stairs; a 512-thread block "
-              "does not fit at all above 128 registers per thread."),
+              f"does not fit at all above {cliff} registers per thread."),
 ))
 # --8<-- [end:occupancy_figure]
 
@@ -160,6 +166,11 @@ glue("p2b_lh_vec_occ", 16 / H100.max_warps_per_sm, ".0%")
 
 # %%
 # --8<-- [start:latency_figure]
+# Fewest warps that reach full bandwidth with float4 loads, 2 requests per warp.
+enough = min(k for k in range(1, 65) if latency_hiding(k, 2, 512, device=H100).fraction >= 1)
+glue("p2b_lh_enough", enough)
+
+
 def draw_latency():
     fig, ax = figure(figsize=(6.4, 3.6))
     w = np.arange(1, H100.max_warps_per_sm + 1)
@@ -185,10 +196,10 @@ show(Figure(
     alt=T("带宽占比随 warp 数线性上升，每个 warp 在途字节越多，越早达到 100%",
           "fraction of bandwidth rising linearly with warps, reaching 100% sooner when each warp has more bytes in flight"),
     caption=T("Little 定律（H100，假设访存延迟 500 ns）：在途字节 = warp 数 × 每 warp 请求数 × 每请求字节数。"
-              "每个线程只读一个 float 时，64 个 warp 也喂不饱带宽；用 float4 和循环展开，十几个 warp 就够了。",
+              f"每个线程只读一个 float 时，64 个 warp 也喂不饱带宽；用 float4、每个 warp 2 个请求，{enough} 个 warp 就够了。",
               "Little's law (H100, 500 ns memory latency assumed): bytes in flight = warps × requests per warp "
               "× bytes per request. With one float per thread even 64 warps fall short; with float4 loads and "
-              "unrolling, a dozen or so warps are enough."),
+              f"2 requests per warp, {enough} warps are enough."),
 ))
 # --8<-- [end:latency_figure]
 

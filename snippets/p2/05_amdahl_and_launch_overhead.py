@@ -38,7 +38,6 @@ show(Table(rows, columns=[
     fmt=[".1%", ".1f", ".1f", ".1f", ".0f"]))
 glue("p2b_lanes", H100.fp32_lanes, ",")
 glue("p2b_amdahl_1pct", amdahl(0.01, H100.fp32_lanes), ".1f")
-glue("p2b_amdahl_01pct", amdahl(0.001, H100.fp32_lanes), ".0f")
 glue("p2b_amdahl_10pct", amdahl(0.10, H100.fp32_lanes), ".2f")
 # --8<-- [end:amdahl_table]
 
@@ -92,6 +91,14 @@ def gpu_time(m: Model, device=H100) -> float:
     """Roofline lower bound of one batch-1 decode step: every weight and the whole KV
     cache are read once from HBM, and at about 1 FLOP per byte the step is memory-bound."""
     return (m.matmul_params() * DTYPE_BYTES + m.kv_bytes(CTX, DTYPE_BYTES)) / device.memory_bandwidth
+
+
+glue("p2b_ctx", CTX, ",")
+for key, m in (("1b", LLAMA_1B), ("8b", LLAMA_8B)):
+    glue(f"p2b_{key}_params", m.params() / 1e9, ".2f")
+    glue(f"p2b_{key}_weights_gb", m.matmul_params() * DTYPE_BYTES / 1e9, ".2f")
+    glue(f"p2b_{key}_kv_mb", m.kv_bytes(CTX) / 1e6, ".0f")
+    glue(f"p2b_{key}_gpu_ms", gpu_time(m) * 1e3, ".2f")
 # --8<-- [end:models]
 
 
@@ -114,21 +121,12 @@ show(Table(rows, columns=[
     T("内核数", "kernels"), T("GPU 时间 (ms)", "GPU time (ms)"), T("启动时间 (ms)", "launch time (ms)"),
     T("不重叠 (ms)", "serial (ms)"), T("完全重叠 (ms)", "overlapped (ms)"),
     T("启动占比（不重叠）", "launch share (serial)")],
-    fmt=[None, ",", None, ",", ".2f", ".2f", ".2f", ".2f", ".0%"]))
+    fmt=[None, ",", None, ",", ".2f", ".2f", ".2f", ".2f", ".0%"], align="lrlrrrrrr"))
 
 one = {k: decode_step(LLAMA_1B.layers, k, FINAL, gpu_time(LLAMA_1B), 8e-6) for k in (UNFUSED, FUSED)}
 glue("p2b_unfused", UNFUSED)
 glue("p2b_fused", FUSED)
 glue("p2b_final", FINAL)
-glue("p2b_ctx", CTX, ",")
-glue("p2b_1b_params", LLAMA_1B.params() / 1e9, ".2f")
-glue("p2b_8b_params", LLAMA_8B.params() / 1e9, ".2f")
-glue("p2b_1b_weights_gb", LLAMA_1B.matmul_params() * DTYPE_BYTES / 1e9, ".2f")
-glue("p2b_1b_kv_mb", LLAMA_1B.kv_bytes(CTX) / 1e6, ".0f")
-glue("p2b_8b_weights_gb", LLAMA_8B.matmul_params() * DTYPE_BYTES / 1e9, ".1f")
-glue("p2b_8b_kv_mb", LLAMA_8B.kv_bytes(CTX) / 1e6, ".0f")
-glue("p2b_1b_gpu_ms", gpu_time(LLAMA_1B) * 1e3, ".2f")
-glue("p2b_8b_gpu_ms", gpu_time(LLAMA_8B) * 1e3, ".2f")
 glue("p2b_1b_kernels_unfused", one[UNFUSED].kernels)
 glue("p2b_1b_kernels_fused", one[FUSED].kernels)
 glue("p2b_1b_8us_overlap_fused", one[FUSED].overlapped_s * 1e3, ".2f")
@@ -151,10 +149,8 @@ def draw_launch_share():
                      for m in models]
             label = f"{us} µs, {FUSION[per_layer]}"
             ax.plot(size, share, style, color=color, marker="o", label=label)
-    for m, x in zip(models, size):
-        ax.annotate(m.name, (x, 0.02), ha="center", fontsize=8, color="0.35")
     ax.set_xscale("log")
-    ax.set_xticks(size, [f"{x:.1f}B" for x in size])
+    ax.set_xticks(size, [f"{m.name}\n{x:.2f}B" for m, x in zip(models, size)], fontsize=8)
     ax.minorticks_off()
     ax.set_xlabel(str(T("参数量（十亿）", "parameters (billions)")))
     ax.set_ylabel(str(T("启动开销占每步时间（不重叠）", "launch share of a step (serial)")))
@@ -170,11 +166,11 @@ show(Figure(
     draw_launch_share,
     alt=T("启动开销在每步时间里的占比随模型变大而下降",
           "the launch share of a decode step falling as the model grows"),
-    caption=T("batch = 1 的 decode 一步（H100，BF16，ctx = 1024，GPU 时间取 roofline 下界）里，"
-              "CPU 逐个启动内核的时间占多少。实线未融合（每层 12 个内核），虚线融合（每层 8 个）。",
-              "Share of a batch-1 decode step (H100, BF16, ctx = 1024, GPU time at its roofline lower bound) "
-              "spent launching kernels one by one from the CPU. Solid: unfused (12 kernels per layer); "
-              "dashed: fused (8 per layer)."),
+    caption=T(f"batch = 1 的 decode 一步（H100，BF16，ctx = {CTX}，GPU 时间取 roofline 下界）里，"
+              f"CPU 逐个启动内核的时间占多少。实线未融合（每层 {UNFUSED} 个内核），虚线融合（每层 {FUSED} 个）。",
+              f"Share of a batch-1 decode step (H100, BF16, ctx = {CTX}, GPU time at its roofline lower bound) "
+              f"spent launching kernels one by one from the CPU. Solid: unfused ({UNFUSED} kernels per layer); "
+              f"dashed: fused ({FUSED} per layer)."),
 ))
 # --8<-- [end:launch_figure]
 

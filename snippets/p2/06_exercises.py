@@ -242,7 +242,6 @@ show(Table(rows, columns=[
     T("估计发射时间 (ns)", "estimated issue time (ns)")],
     fmt=[None, ",", ",", ",", ".2f", ".0f"]))
 glue("p2b_e6_instructions", runs["v2"].warp_instructions, ",")
-glue("p2b_e6_same", runs["v2"].warp_instructions == runs["v3"].warp_instructions)
 glue("p2b_e6_ways_v2", runs["v2"].shared_ways, ".2f")
 glue("p2b_e6_ways_v3", runs["v3"].shared_ways, ".2f")
 glue("p2b_e6_issue_v2", runs["v2"].estimate_time().issue_s * 1e9, ".0f")

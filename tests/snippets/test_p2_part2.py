@@ -1,0 +1,156 @@
+"""Lecture P2, part 2 (§7, §8, §12): the numbers the source lecture states, checked against
+the code the pages include.
+
+Each test runs the same snippet sections the pages include (expanded by the site's own
+``expand_snippets``) and compares the result with the source lecture's figures, worked out
+here by plain arithmetic wherever that is possible.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from simtdocs.docs import expand_snippets
+
+OCC = "snippets/p2/04_occupancy_latency_waves.py"
+LAUNCH = "snippets/p2/05_amdahl_and_launch_overhead.py"
+EX = "snippets/p2/06_exercises.py"
+
+
+def run(script: str, *sections: str) -> dict:
+    """Execute ``setup`` and then ``sections`` of ``script`` in one fresh namespace."""
+    ns: dict = {"__name__": "__main__"}  # as when the script runs alone
+    for name in ("setup", *sections):
+        code = expand_snippets(f'--8<-- "{script}:{name}"')
+        exec(compile(code, f"{script}:{name}", "exec", dont_inherit=True), ns)
+    return ns
+
+
+# -- §7 -------------------------------------------------------------------------------------
+
+
+def test_occupancy_of_the_96_register_kernel():
+    ns = run(OCC, "occupancy_table")
+    ex = ns["ex"]
+    # 96 × 32 = 3072 registers per warp; a quarter of 65,536 holds 5 such warps: 20 warps, 5 blocks.
+    assert ex.registers_per_warp == 3072
+    assert (ex.blocks_per_sm, ex.warps_per_sm) == (5, 20)
+    assert ex.limiters == ["registers"]
+    assert ex.limits["shared memory"] == (228 * 1024) // (33 * 1024)  # 6
+    assert ns["occupancy"](128, 96, 16 * 1024).blocks_per_sm == 5
+
+
+def test_littles_law():
+    ns = run(OCC, "latency_table")
+    need = 3.35e12 / 132 * 500e-9
+    assert ns["need"].needed_bytes == pytest.approx(need)
+    assert round(need / 1e3, 1) == 12.7
+    lh = ns["latency_hiding"]
+    assert lh(64, 1, 128).fraction == pytest.approx(64 * 128 / need)  # about 65%
+    assert round(lh(64, 1, 128).fraction, 2) == 0.65
+    assert round(lh(16, 1, 128).fraction, 2) == 0.16
+    assert lh(16, 2, 512).fraction == 1.0
+
+
+def test_waves_and_tiles():
+    ns = run(OCC, "waves_table", "tiles_table")
+    assert ns["waves"](133, 1).waves == 2
+    rows = {(r[0], r[1]): r for r in ns["rows"]}
+    # (C, tile) -> (..., blocks/SM, blocks, capacity, waves, utilisation)
+    r128 = rows[("1024×1024", "128×128")]
+    assert r128[3:8] == (2, 64, 264, 1, pytest.approx(64 / 264))
+    r64 = rows[("1024×1024", "64×64")]
+    assert r64[3:8] == (4, 256, 528, 1, pytest.approx(256 / 528))
+    assert r128[2] == 128 * 128 / 256  # t_m t_n / (t_m + t_n)
+
+
+# -- §8 -------------------------------------------------------------------------------------
+
+
+def test_amdahl_at_gpu_scale():
+    ns = run(LAUNCH, "amdahl_table")
+    assert ns["H100"].fp32_lanes == 16_896
+    assert ns["amdahl"](0.01, 16_896) == pytest.approx(1 / (0.01 + 0.99 / 16_896))
+    assert round(ns["amdahl"](0.01, 16_896), 1) == 99.4
+
+
+def test_decode_step_launch_overhead():
+    ns = run(LAUNCH, "models", "launch_table")
+    one = ns["one"]
+    assert one[12].kernels == 16 * 12 + 3 == 195
+    assert one[8].kernels == 16 * 8 + 3 == 131
+    m = ns["LLAMA_1B"]
+    assert m.params() == pytest.approx(1.236e9, rel=1e-3)  # Llama 3.2 1B: 1.24B parameters
+    gpu = ns["gpu_time"](m)
+    assert round(gpu * 1e3, 2) == 0.75  # the source's 0.75 ms
+    # Fully overlapped at 8 µs per launch: 1–1.6 ms instead of 0.75 ms.
+    assert one[8].overlapped_s == pytest.approx(131 * 8e-6)
+    assert one[12].overlapped_s == pytest.approx(195 * 8e-6)
+
+
+def test_numpy_measurement_is_sane():
+    ns = run(LAUNCH, "numpy_overhead")
+    per_call = ns["per_call"]
+    assert all(t > 0 for t in per_call.values())
+    assert per_call[2**18] > per_call[1]  # a big call costs more than the fixed part alone
+    assert ns["small_calls"] > 0 and ns["one_call"] > 0
+
+
+# -- §12 ------------------------------------------------------------------------------------
+
+
+def test_exercise_1_grid_size():
+    rows = {r[0]: r for r in run(EX, "ex1")["rows"]}
+    assert rows[256][1:3] == (math.ceil(1e6 / 256), 3907 * 256 - 10**6) == (3907, 192)
+    assert rows[1000][1:3] == (1000, 0)
+    assert rows[1000][4] == pytest.approx(1000 / 1024)
+
+
+def test_exercise_2_indices():
+    ns = run(EX, "ex2")
+    assert ns["grid"] == (32, 125)
+    assert (ns["row"], ns["col"], ns["flat"]) == (5 * 8 + 2, 3 * 32 + 7, 42 * 1000 + 103)
+
+
+def test_exercise_3_stride_3():
+    ns = run(EX, "ex3")
+    assert ns["read"].sectors == math.ceil((31 * 12 + 4) / 32) == 12
+    assert ns["read"].coalescing_efficiency == pytest.approx(128 / 384)
+
+
+def test_exercise_4_bank_conflicts():
+    ways = {r[0]: r[3] for r in run(EX, "ex4")["rows"]}
+    assert ways == {64: 32, 65: 1, 66: 2}
+
+
+def test_exercise_5_sync_inside_the_loop():
+    rows = run(EX, "ex5")["rows"]
+    by_place = {r[0].en.split(" (")[0]: r for r in rows}
+    after, inside, none = by_place["after the loop"], by_place["inside the first loop"], by_place["no sync at all"]
+    assert (after[2], after[3]) == (1, 0)
+    assert (inside[2], inside[3]) == (4, 0)
+    assert inside[1].en == "yes"
+    assert none[3] > 0
+
+
+def test_exercise_6_reduction_v2_v3():
+    runs = run(EX, "ex6")["runs"]
+    assert runs["v2"].warp_instructions == runs["v3"].warp_instructions
+    # 45 shared requests and 150 wavefronts per block in version 2: 3.33 on average.
+    assert round(runs["v2"].shared_ways, 2) == 3.33
+    assert runs["v3"].shared_ways == 1.0
+    assert runs["v2"].estimate_time().issue_s > runs["v3"].estimate_time().issue_s
+
+
+def test_exercises_7_to_10():
+    occ = run(EX, "ex7")["occ"]
+    assert (occ.blocks_per_sm, occ.warps_per_sm, round(occ.occupancy, 2)) == (5, 20, 0.31)
+    ns = run(EX, "ex8")
+    assert round(ns["before"].fraction, 2) == 0.16 and ns["after"].fraction == 1.0
+    rows = {r[0]: r for r in run(EX, "ex9")["rows"]}
+    assert rows["128×128"][2:5] == (64, 264, 1) and rows["64×64"][2:5] == (256, 528, 1)
+    rows = {r[0]: r for r in run(EX, "ex10")["rows"]}
+    assert rows[5][2:] == (pytest.approx(3.5), pytest.approx(2.0))
+    assert rows[1][2:] == (pytest.approx(2.3), pytest.approx(2.0))
