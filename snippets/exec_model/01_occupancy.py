@@ -10,10 +10,12 @@
 # Run it alone: `python snippets/exec_model/01_occupancy.py`
 
 # %%
+# --8<-- [start:setup]
 import numpy as np
 
 from simtdocs import RTX4090, cdiv, latency_hiding, launch, occupancy
 from simtdocs.docs import Figure, T, Table, figure, glue, show
+# --8<-- [end:setup]
 
 
 # %%
@@ -53,6 +55,7 @@ show(
 glue("em_idx_threads", threads)
 glue("em_idx_warps_per_block", cdiv(threads, 32))
 glue("em_idx_idle_lanes", cdiv(threads, 32) * 32 - threads)
+glue("em_idx_last_lanes", rows[1][4])  # active lanes in the block's last warp
 glue("em_idx_simt", stats.simt_efficiency, ".1%")
 # --8<-- [end:indexing]
 
@@ -91,8 +94,11 @@ glue("em_tl_few", few)
 glue("em_tl_many", many)
 glue("em_tl_busy_few", busy[few], ".0%")
 glue("em_tl_busy_many", busy[many], ".0%")
+# --8<-- [end:timeline]
 
 
+# %%
+# --8<-- [start:timeline_draw]
 def draw_timeline():
     fig, axes = figure(2, 1, figsize=(8, 3.6), sharex=True)
     for ax, k in zip(axes, (few, many)):
@@ -110,8 +116,11 @@ def draw_timeline():
     axes[-1].set_xlabel(str(T("周期（彩色：计算；灰色：等待访存）", "cycle (colour: computing; grey: waiting for memory)")))
     fig.tight_layout()
     return fig
+# --8<-- [end:timeline_draw]
 
 
+# %%
+# --8<-- [start:timeline_show]
 show(
     Figure(
         draw_timeline,
@@ -121,7 +130,7 @@ show(
                   f"Latency hiding: each warp computes for {COMPUTE} cycles, then waits {STALL} cycles for memory (illustrative numbers)"),
     )
 )
-# --8<-- [end:timeline]
+# --8<-- [end:timeline_show]
 
 
 # %%
@@ -192,6 +201,12 @@ show(
 )
 best_1024 = max(occupancy(1024, r, device=RTX4090).occupancy for r in range(0, 256))
 glue("em_occ_1024_best", best_1024, ".0%")
+glue("em_occ_1024_left", RTX4090.max_threads_per_sm - 1024)  # thread slots left beside one block
+glue("em_occ_1024_fail_regs", min(r for r in registers if occupancy(1024, r, device=RTX4090).blocks_per_sm == 0))
+o512 = occupancy(512, 32, device=RTX4090)
+glue("em_occ_512_blocks", o512.blocks_per_sm)
+glue("em_occ_512_warps", o512.warps_per_sm)
+glue("em_occ_512", o512.occupancy, ".0%")
 glue("em_occ_48_256", occupancy(256, 48, device=RTX4090).occupancy, ".0%")
 glue("em_occ_48_512", occupancy(512, 48, device=RTX4090).occupancy, ".0%")
 # --8<-- [end:occupancy_grid]
@@ -210,9 +225,18 @@ warps_needed = {k: int(np.ceil(need / (k * lh.bytes_per_request))) for k in ilps
 for k in ilps:
     glue(f"em_lh_warps_ilp{k}", warps_needed[k])
 glue("em_lh_occ_ilp1", warps_needed[1] / RTX4090.max_warps_per_sm, ".0%")
-glue("em_lh_frac_reg64", latency_hiding(occ.warps_per_sm, device=RTX4090).fraction, ".0%")
+# --8<-- [end:little]
 
 
+# %%
+# --8<-- [start:enough]
+enough = latency_hiding(occ.warps_per_sm, device=RTX4090)  # the 64-register kernel's warps
+glue("em_lh_frac_reg64", enough.fraction, ".0%")
+# --8<-- [end:enough]
+
+
+# %%
+# --8<-- [start:little_draw]
 def draw_little():
     fig, ax = figure(figsize=(7, 3.4))
     w = np.arange(0, RTX4090.max_warps_per_sm + 1)
@@ -228,8 +252,11 @@ def draw_little():
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     return fig
+# --8<-- [end:little_draw]
 
 
+# %%
+# --8<-- [start:little_show]
 show(
     Figure(
         draw_little,
@@ -239,4 +266,4 @@ show(
                   "Little's law: how many warps must be waiting for data to keep one RTX 4090 SM's share of bandwidth busy"),
     )
 )
-# --8<-- [end:little]
+# --8<-- [end:little_show]

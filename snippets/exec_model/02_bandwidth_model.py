@@ -12,10 +12,12 @@
 # Run it alone: `python snippets/exec_model/02_bandwidth_model.py`
 
 # %%
+# --8<-- [start:setup]
 import numpy as np
 
 from simtdocs import RTX4090, cdiv, latency_hiding, launch, launch_overhead, occupancy, waves
 from simtdocs.docs import Figure, T, Table, figure, glue, show
+# --8<-- [end:setup]
 
 # %%
 # --8<-- [start:assumptions]
@@ -25,6 +27,7 @@ REGISTERS = 16  # registers per thread: small enough that warps, not registers, 
 LAUNCH_S = 5e-6  # host cost of one PyTorch call: dispatch plus launch (assumed, not measured)
 CALLS = 50  # the GPU lab times 50 calls in a row, as here
 LAB_SIZES = [2**12, 2**16, 2**20, 2**24, 2**26]  # the sizes of the GPU lab
+glue("em_l2_mb", GPU.l2_bytes / 2**20, ".0f")  # L2 size, left out of the model
 # --8<-- [end:assumptions]
 
 
@@ -121,8 +124,20 @@ sweep = [predict(2**k) for k in range(10, 27)]
 half = next(r for r in sweep if r["gbps"] >= peak / 2)  # first size at half the peak
 glue("em_bw_half_n", half["n"])
 glue("em_bw_half_mb", half["n"] * 4 / 2**20, ".0f")
+one_wave, tail = predict(2**17), predict(2**18)  # a full single wave, then 1⅓ waves
+glue("em_bw_one_wave_n", one_wave["n"])
+glue("em_bw_one_wave_kernel", one_wave["kernel_gbps"], ",.0f")
+glue("em_bw_tail_n", tail["n"])
+glue("em_bw_tail_blocks", tail["blocks"])
+glue("em_bw_tail_waves", tail["waves"])
+tail_waves = waves(tail["blocks"], occ.blocks_per_sm, device=GPU)
+glue("em_bw_tail_fill", tail_waves.last_wave_blocks / tail_waves.capacity, ".0%")  # how full the last wave is
+glue("em_bw_tail_kernel", tail["kernel_gbps"], ",.0f")
+# --8<-- [end:figure]
 
 
+# %%
+# --8<-- [start:figure_draw]
 def draw():
     fig, ax = figure(figsize=(7, 3.6))
     ns = [r["n"] for r in sweep]
@@ -139,8 +154,11 @@ def draw():
     ax.legend(loc="center right", fontsize=8)
     fig.tight_layout()
     return fig
+# --8<-- [end:figure_draw]
 
 
+# %%
+# --8<-- [start:figure_show]
 show(
     Figure(
         draw,
@@ -150,4 +168,4 @@ show(
                   "The RTX 4090 model's prediction for y = 2·x (dots: the five sizes of the GPU lab)"),
     )
 )
-# --8<-- [end:figure]
+# --8<-- [end:figure_show]

@@ -10,10 +10,12 @@
 # Run it alone: `python snippets/exec_model/warp_divergence.py`
 
 # %%
+# --8<-- [start:setup]
 import numpy as np
 
 from simtdocs import RTX4090, launch
 from simtdocs.docs import T, Table, glue, show
+# --8<-- [end:setup]
 
 
 # %%
