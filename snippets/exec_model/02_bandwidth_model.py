@@ -80,11 +80,10 @@ peak = GPU.memory_bandwidth / 1e9
 rows = [predict(n) for n in LAB_SIZES]
 show(
     Table(
-        rows=[(r["n"], r["blocks"], r["waves"], r["warps"], r["hidden"], r["kernel_s"] * 1e6,
+        rows=[(r["n"], r["waves"], r["warps"], r["hidden"], r["kernel_s"] * 1e6,
                r["call_s"] * 1e6, r["gbps"], r["gbps"] / peak) for r in rows],
         columns=[
             T("元素数", "elements"),
-            T("线程块", "blocks"),
             T("波数", "waves"),
             T("最忙 SM 的 warp", "warps on busiest SM"),
             T("时延隐藏份额", "latency hidden"),
@@ -93,7 +92,7 @@ show(
             T("有效带宽 GB/s", "effective GB/s"),
             T("占峰值", "of peak"),
         ],
-        fmt=[",", ",", ",", ",", ".0%", ".1f", ".1f", ",.0f", ".0%"],
+        fmt=[",", ",", ",", ".0%", ".1f", ".1f", ",.1f", ".0%"],
     )
 )
 small, large = rows[0], rows[-1]
