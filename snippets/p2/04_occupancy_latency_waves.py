@@ -72,8 +72,11 @@ glue("p2b_ex_blocks", ex.blocks_per_sm)
 glue("p2b_ex_warps", ex.warps_per_sm)
 glue("p2b_ex_occ", ex.occupancy, ".0%")
 glue("p2b_ex16_blocks", occupancy(128, 96, 16 * KB, device=H100).blocks_per_sm)
+glue("p2b_elem_occ", occupancy(256, 16, 0, device=H100).occupancy, ".0%")
 glue("p2b_small_occ", occupancy(32, 16, 0, device=H100).occupancy, ".0%")
+glue("p2b_big_blocks", occupancy(256, 255, 64 * KB, device=H100).blocks_per_sm)
 glue("p2b_big_occ", occupancy(256, 255, 64 * KB, device=H100).occupancy, ".1%")
+glue("p2b_smem_blocks", occupancy(256, 64, 100 * KB, device=H100).blocks_per_sm)
 glue("p2b_smem_occ", occupancy(256, 64, 100 * KB, device=H100).occupancy, ".0%")
 # --8<-- [end:occupancy_table]
 
@@ -82,7 +85,6 @@ glue("p2b_smem_occ", occupancy(256, 64, 100 * KB, device=H100).occupancy, ".0%")
 # --8<-- [start:occupancy_figure]
 # The last register count at which one 512-thread block still fits, and one step down the stairs.
 cliff = max(r for r in range(1, 256) if occupancy(512, r, 0, device=H100).blocks_per_sm > 0)
-glue("p2b_cliff_512", cliff)
 glue("p2b_r64_occ", occupancy(256, 64, 0, device=H100).occupancy, ".1%")
 glue("p2b_r65_occ", occupancy(256, 65, 0, device=H100).occupancy, ".1%")
 

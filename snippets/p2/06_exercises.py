@@ -261,17 +261,16 @@ rows = []
 for smem in (32 * KB, 16 * KB):
     occ = occupancy(128, 96, smem, device=H100)
     lim = occ.limits
-    rows.append((smem // KB, occ.registers_per_warp, occ.shared_per_block_allocated,
-                 lim["warps"], lim["registers"], lim["shared memory"],
-                 occ.blocks_per_sm, occ.warps_per_sm, occ.occupancy,
+    caps = f'{lim["warps"]} / {lim["registers"]} / {lim["shared memory"]}'
+    rows.append((smem // KB, occ.registers_per_warp, occ.shared_per_block_allocated, caps,
+                 occ.blocks_per_sm, occ.occupancy,
                  T("、".join(RESOURCE[k].zh for k in occ.limiters), ", ".join(RESOURCE[k].en for k in occ.limiters))))
 show(Table(rows, columns=[
     T("共享内存/块 (KB)", "shared/block (KB)"), T("寄存器/warp（取整后）", "registers/warp (rounded)"),
-    T("共享内存/块（含保留、取整后，字节）", "shared/block (reserved + rounded, bytes)"),
-    T("块上限：warp", "limit: warps"), T("块上限：寄存器", "limit: registers"),
-    T("块上限：共享内存", "limit: shared"), T("块/SM", "blocks/SM"), T("warp/SM", "warps/SM"),
-    T("占用率", "occupancy"), T("瓶颈", "limiter")],
-    fmt=[",", ",", ",", ",", ",", ",", ",", ",", ".0%", None]))
+    T("共享内存/块（字节，含保留）", "shared/block (bytes, with reserve)"),
+    T("块上限：warp / 寄存器 / 共享内存", "block limits: warps / registers / shared"),
+    T("块/SM", "blocks/SM"), T("占用率", "occupancy"), T("瓶颈", "limiter")],
+    fmt=[",", ",", ",", None, ",", ".0%", None], align="rrrrrrl"))
 occ = occupancy(128, 96, 32 * KB, device=H100)
 per_part = H100.registers_per_sm // H100.sub_partitions_per_sm
 glue("p2b_e7_regs_warp", occ.registers_per_warp, ",")
