@@ -1,0 +1,63 @@
+"""The benchmark scripts still run (tiny sizes). Timings are never asserted here."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = "benchmarks/bench.py"
+LABELS = ["vector add 2^20", "vector add 2^22", "transpose naive 512²", "transpose tiled 512²", "reduce v3 2^18"]
+
+
+def run(*cmd, timeout=300):
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    proc = subprocess.run([sys.executable, *cmd], cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          env={**env, "MPLBACKEND": "Agg"})
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc.stdout
+
+
+def test_bench_quick_simtdocs_cases():
+    """Every simtdocs kernel computes the right answer (bench.py asserts it) and the table prints."""
+    out = run(BENCH, "--quick", "--no-numba")
+    for label in LABELS:
+        assert label in out
+    assert "Targets (issue 2):" in out
+    assert "within 20× of plain numpy" in out
+
+
+def test_bench_without_numba_installed():
+    """With numba unimportable the script says so and skips column (c)."""
+    code = (
+        "import sys, runpy; sys.modules['numba'] = None; "
+        f"sys.argv = ['{BENCH}', '--quick', '--cases', 'vadd20']; "
+        f"runpy.run_path('{BENCH}', run_name='__main__')"
+    )
+    out = run("-c", code)
+    assert "numba: not available" in out
+    assert "not measured (no numba)" in out
+
+
+@pytest.mark.skipif(importlib.util.find_spec("numba") is None, reason="numba is an optional benchmark dependency")
+def test_bench_quick_numba_kernels():
+    """The @cuda.jit kernels still run in numba's CUDA simulator and give the right answer."""
+    out = run(BENCH, "--quick", timeout=600)
+    assert "CUDA simulator" in out
+    assert "not measured" not in out
+
+
+def test_bench_profile_option():
+    out = run(BENCH, "--quick", "--no-numba", "--cases", "reduce", "--profile", "reduce", "--top", "3")
+    assert "cProfile of reduce v3 2^18" in out
+
+
+def test_companion_scripts_timer():
+    out = run("benchmarks/companion_scripts.py", "--repeat", "1", "snippets/home/01_first_launch.py")
+    assert "snippets/home/01_first_launch.py" in out
+    assert "0 failed" in out
