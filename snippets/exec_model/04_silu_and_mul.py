@@ -86,5 +86,7 @@ show(
 )
 one = waves(1, occ.blocks_per_sm, device=RTX4090)
 glue("em_vl_decode_util", one.utilisation, ".1%")
-glue("em_vl_129_util", waves(129, occ.blocks_per_sm, device=RTX4090).utilisation, ".1%")
+w129 = waves(129, occ.blocks_per_sm, device=RTX4090)  # one token more than there are SMs
+glue("em_vl_129_waves", w129.waves)
+glue("em_vl_129_util", w129.utilisation, ".1%")
 # --8<-- [end:waves]
