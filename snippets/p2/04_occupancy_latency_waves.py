@@ -36,22 +36,25 @@ def limiter_text(occ) -> T:
 
 # %%
 # --8<-- [start:occupancy_table]
-# (name, threads per block, registers per thread, shared memory per block in bytes)
+# (key, name, threads per block, registers per thread, shared memory per block in bytes)
 kernels = [
-    (T("逐元素内核（向量加法）", "elementwise (vector add)"), 256, 16, 0),
-    (T("每块只有 32 个线程", "32-thread blocks"), 32, 16, 0),
-    (T("96 寄存器 + 32 KB 共享内存", "96 registers + 32 KB shared"), 128, 96, 32 * KB),
-    (T("同上，共享内存减到 16 KB", "same, shared cut to 16 KB"), 128, 96, 16 * KB),
-    (T("大块矩阵乘法（255 寄存器）", "big-tile matmul (255 registers)"), 256, 255, 64 * KB),
-    (T("大量共享内存（100 KB）", "shared-memory heavy (100 KB)"), 256, 64, 100 * KB),
+    ("elem", T("逐元素内核（向量加法）", "elementwise (vector add)"), 256, 16, 0),
+    ("small", T("每块只有 32 个线程", "32-thread blocks"), 32, 16, 0),
+    ("ex", T("96 寄存器 + 32 KB 共享内存", "96 registers + 32 KB shared"), 128, 96, 32 * KB),
+    ("ex16", T("同上，共享内存减到 16 KB", "same, shared cut to 16 KB"), 128, 96, 16 * KB),
+    ("big", T("大块矩阵乘法（255 寄存器）", "big-tile matmul (255 registers)"), 256, 255, 64 * KB),
+    ("smem", T("大量共享内存（100 KB）", "shared-memory heavy (100 KB)"), 256, 64, 100 * KB),
 ]
 rows = []
-for name, threads, regs, smem in kernels:
+for key, name, threads, regs, smem in kernels:
     occ = occupancy(threads, regs, smem, device=H100)
     lim = occ.limits
     caps = " / ".join(str(lim[k]) for k in ("warps", "blocks", "registers", "shared memory"))
     rows.append((name, threads, regs, smem / KB, caps,
                  occ.blocks_per_sm, occ.warps_per_sm, occ.occupancy, limiter_text(occ)))
+    glue(f"p2b_{key}_blocks", occ.blocks_per_sm)
+    glue(f"p2b_{key}_warps", occ.warps_per_sm)
+    glue(f"p2b_{key}_occ", occ.occupancy, ".1%")
 show(Table(rows, columns=[
     T("内核", "kernel"), T("线程/块", "threads/block"), T("寄存器/线程", "registers/thread"),
     T("共享内存/块 (KB)", "shared/block (KB)"),
@@ -60,24 +63,12 @@ show(Table(rows, columns=[
     T("瓶颈", "limiter")],
     fmt=[None, ",", ",", ".0f", None, ",", ",", ".1%", None], align="lrrrrrrrl"))
 
-# The kernel of exercise 7, step by step.
-ex = occupancy(128, 96, 32 * KB, device=H100)
-glue("p2b_max_warps", H100.max_warps_per_sm)
-glue("p2b_max_blocks", H100.max_blocks_per_sm)
-glue("p2b_regs_per_sm", H100.registers_per_sm, ",")
-glue("p2b_reg_unit", H100.register_allocation_unit)
-glue("p2b_smem_per_sm_kb", H100.shared_per_sm // KB)
-glue("p2b_smem_reserved_kb", H100.reserved_shared_per_block // KB)
-glue("p2b_ex_blocks", ex.blocks_per_sm)
-glue("p2b_ex_warps", ex.warps_per_sm)
-glue("p2b_ex_occ", ex.occupancy, ".0%")
-glue("p2b_ex16_blocks", occupancy(128, 96, 16 * KB, device=H100).blocks_per_sm)
-glue("p2b_elem_occ", occupancy(256, 16, 0, device=H100).occupancy, ".0%")
-glue("p2b_small_occ", occupancy(32, 16, 0, device=H100).occupancy, ".0%")
-glue("p2b_big_blocks", occupancy(256, 255, 64 * KB, device=H100).blocks_per_sm)
-glue("p2b_big_occ", occupancy(256, 255, 64 * KB, device=H100).occupancy, ".1%")
-glue("p2b_smem_blocks", occupancy(256, 64, 100 * KB, device=H100).blocks_per_sm)
-glue("p2b_smem_occ", occupancy(256, 64, 100 * KB, device=H100).occupancy, ".0%")
+# The device limits the prose quotes.
+for key, value in (("max_warps", H100.max_warps_per_sm), ("max_blocks", H100.max_blocks_per_sm),
+                   ("regs_per_sm", H100.registers_per_sm), ("reg_unit", H100.register_allocation_unit),
+                   ("smem_per_sm_kb", H100.shared_per_sm // KB),
+                   ("smem_reserved_kb", H100.reserved_shared_per_block // KB)):
+    glue(f"p2b_{key}", value, ",")
 # --8<-- [end:occupancy_table]
 
 

@@ -270,7 +270,7 @@ show(Table(rows, columns=[
     T("共享内存/块（字节，含保留）", "shared/block (bytes, with reserve)"),
     T("块上限：warp / 寄存器 / 共享内存", "block limits: warps / registers / shared"),
     T("块/SM", "blocks/SM"), T("占用率", "occupancy"), T("瓶颈", "limiter")],
-    fmt=[",", ",", ",", None, ",", ".0%", None], align="rrrrrrl"))
+    fmt=[",", ",", ",", None, ",", ".1%", None], align="rrrrrrl"))
 occ = occupancy(128, 96, 32 * KB, device=H100)
 per_part = H100.registers_per_sm // H100.sub_partitions_per_sm
 glue("p2b_e7_regs_warp", occ.registers_per_warp, ",")
@@ -284,7 +284,7 @@ glue("p2b_e7_smem_sm", H100.shared_per_sm, ",")
 glue("p2b_e7_smem_blocks", occ.limits["shared memory"])
 glue("p2b_e7_blocks", occ.blocks_per_sm)
 glue("p2b_e7_warps", occ.warps_per_sm)
-glue("p2b_e7_occ", occ.occupancy, ".0%")
+glue("p2b_e7_occ", occ.occupancy, ".1%")
 glue("p2b_e7_smem16_blocks", occupancy(128, 96, 16 * KB, device=H100).limits["shared memory"])
 # --8<-- [end:ex7]
 

@@ -33,7 +33,8 @@ def run(script: str, *sections: str) -> dict:
 
 def test_occupancy_of_the_96_register_kernel():
     ns = run(OCC, "occupancy_table")
-    ex = ns["ex"]
+    ex = ns["occupancy"](128, 96, 32 * 1024)
+    assert [r[5] for r in ns["rows"]] == [8, 32, 5, 5, 1, 2]  # blocks per SM of the six kernels
     # 96 × 32 = 3072 registers per warp; a quarter of 65,536 holds 5 such warps: 20 warps, 5 blocks.
     assert ex.registers_per_warp == 3072
     assert (ex.blocks_per_sm, ex.warps_per_sm) == (5, 20)
