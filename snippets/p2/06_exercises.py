@@ -192,7 +192,7 @@ show(Table(rows, columns=[
 # %%
 # --8<-- [start:ex6]
 def reduce_v2(blk, x, partial):
-    """Contiguous threads work; thread t adds pairs at 2·s·t (a stride of 2s words)."""
+    """Contiguous threads work; thread t adds the pair at 2·s·t (a stride of 2s words)."""
     s_data = blk.shared(blk.bdx, np.float32, name="sdata")
     t = blk.tx
     blk.store(s_data, t, blk.load(x, blk.bx * blk.bdx + t))
@@ -200,13 +200,15 @@ def reduce_v2(blk, x, partial):
     s = 1
     while s < blk.bdx:
         index = 2 * s * t
+        blk.alu(1)  # the index arithmetic, in every warp
         m = blk.branch(index < blk.bdx)
         total = blk.load(s_data, index, mask=m) + blk.load(s_data, index + s, mask=m)
+        blk.alu(1, mask=m)  # the addition, in the warps that work
         blk.store(s_data, index, total, mask=m)
         blk.sync()
         s *= 2
-    first = blk.branch(t == 0)
-    blk.store(partial, blk.bx, blk.load(s_data, 0, mask=first), mask=first)
+    first = t == 0
+    blk.store(partial, blk.bx, blk.load(s_data, 0 * t, mask=first), mask=first)
 
 
 def reduce_v3(blk, x, partial):
@@ -217,13 +219,15 @@ def reduce_v3(blk, x, partial):
     blk.sync()
     s = blk.bdx // 2
     while s > 0:
+        blk.alu(1)  # t + s
         m = blk.branch(t < s)
         total = blk.load(s_data, t, mask=m) + blk.load(s_data, t + s, mask=m)
+        blk.alu(1, mask=m)
         blk.store(s_data, t, total, mask=m)
         blk.sync()
         s //= 2
-    first = blk.branch(t == 0)
-    blk.store(partial, blk.bx, blk.load(s_data, 0, mask=first), mask=first)
+    first = t == 0
+    blk.store(partial, blk.bx, blk.load(s_data, 0 * t, mask=first), mask=first)
 
 
 n, threads = 2**18, 256
