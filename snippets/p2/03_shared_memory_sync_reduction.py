@@ -1,0 +1,314 @@
+# %% [markdown]
+# # P2 · 代码 03：共享内存、同步与归约 · Code 03: shared memory, synchronization and reduction
+#
+# bank 冲突与跨度；漏写 `__syncthreads()` 的数组反转；并行归约的五个版本；warp shuffle。
+# Bank conflicts by stride; reversing an array without `__syncthreads()`; five versions of a
+# parallel reduction; warp shuffles. Every counter below is computed by simtdocs.
+#
+# Run it alone: `python snippets/p2/03_shared_memory_sync_reduction.py`
+
+# %%
+# --8<-- [start:setup]
+import numpy as np
+
+from simtdocs import H100, launch
+from simtdocs.docs import T, Figure, Table, figure, glue, show
+# --8<-- [end:setup]
+
+
+# %% [markdown]
+# ## 演示 1：bank 冲突 · Demo 1: bank conflicts
+
+# %%
+# --8<-- [start:bank_kernel]
+def bank_kernel(blk, row_words):
+    """One warp reads one column of a shared tile whose rows are `row_words` words long."""
+    tile = blk.shared((32, row_words), np.float32, name="tile")
+    for r in range(32):                              # fill the tile (row by row) first,
+        blk.store(tile, (r, blk.tx % row_words), 1.0, mask=blk.tx < row_words)
+    blk.sync()                                       # so that every word has been written
+    blk.load(tile, (blk.tx, 0))                      # lane l reads tile[l][0]: word l * row_words
+# --8<-- [end:bank_kernel]
+
+
+# %%
+# --8<-- [start:bank_table]
+def column_ways(stats):
+    """Wavefronts per request of the column read: the kernel's last line using shared memory."""
+    return [ln.counters.shared_ways for ln in stats.lines if ln.counters.shared_requests][-1]
+
+
+strides = (1, 2, 3, 4, 8, 16, 32, 33, 64, 65, 66)
+ways = {s: column_ways(launch(bank_kernel, grid=1, block=32, args=(s,))) for s in strides}
+lane = np.arange(32)
+rows = [(s, s % 32, len(np.unique(lane * s % 32)), ways[s]) for s in strides]
+show(Table(rows, [T("行长 = 跨度（字）", "row length = stride (words)"), T("跨度 mod 32", "stride mod 32"),
+                  T("用到的 bank 数", "banks used"), T("冲突路数（wavefront / 请求）", "ways (wavefronts per request)")],
+           fmt=[None, None, None, ".0f"]))
+for s in (32, 64, 65, 66):
+    glue(f"p2_ways_{s}", ways[s], ".0f")
+# --8<-- [end:bank_table]
+
+
+# %%
+# --8<-- [start:bank_figure]
+def draw_bank_map(shown=(1, 2, 32, 33)):
+    from matplotlib.colors import LogNorm
+
+    fig, axes = figure(1, len(shown), figsize=(2.3 * len(shown), 3.2), sharey=True)
+    for ax, s in zip(axes, shown):
+        bank = lane * s % 32
+        hits = np.bincount(bank, minlength=32)
+        assert hits.max() == ways[s]  # the picture shows the simulator's count
+        ax.scatter(bank, lane, s=14, c=hits[bank], cmap="Blues", norm=LogNorm(0.25, 32), edgecolors="k", linewidths=0.3)
+        ax.set_xlim(-1, 32)
+        ax.set_ylim(-1, 32)
+        ax.set_xticks([0, 8, 16, 24, 31])
+        ax.set_title(str(T(f"跨度 {s}：{ways[s]:.0f} 路", f"stride {s}: {ways[s]:.0f}-way")), fontsize=9)
+        ax.set_xlabel("bank")
+    axes[0].set_ylabel("lane")
+    fig.tight_layout()
+    return fig
+
+
+bank_figure = Figure(
+    draw_bank_map,
+    alt=T("跨度为 1、2、32、33 个字时，一个 warp 的 32 个 lane 各自落在哪个 bank",
+          "Which bank each of a warp's 32 lanes lands in, for strides of 1, 2, 32 and 33 words"),
+    caption=T("每个点是一个 lane（纵轴）访问的 bank（横轴），颜色越深，这个 bank 上挤的 lane 越多。"
+              "跨度 2 只用到一半的 bank（2 路冲突）；跨度 32 全部挤进 bank 0（32 路）；"
+              "多填一个字（跨度 33），32 个 lane 又散开到 32 个 bank。",
+              "Each dot is the bank (across) one lane (up) reads; the darker, the more lanes crowd into that "
+              "bank. Stride 2 uses half the banks (2-way); stride 32 puts every lane in bank 0 (32-way); "
+              "one word of padding (stride 33) spreads the 32 lanes over 32 banks again."),
+)
+# --8<-- [end:bank_figure]
+
+
+# %%
+bank_figure  # a notebook draws the figure here; the lecture page shows it with show()
+
+
+# %% [markdown]
+# ## 演示 2：忘了 `__syncthreads()` · Demo 2: the missing `__syncthreads()`
+
+# %%
+# --8<-- [start:reverse]
+def reverse(blk, d, sync):
+    s = blk.shared(256, np.float32, name="s")
+    t = blk.tx
+    blk.store(s, t, blk.load(d, t))
+    if sync:
+        blk.sync()                                   # the line the buggy version forgets
+    # thread t reads the element thread 255 - t wrote: another warp, for every t
+    blk.store(d, t, blk.load(s, 255 - t))
+
+
+rows = []
+for sync in (True, False):
+    d = np.arange(256, dtype=np.float32)
+    st = launch(reverse, grid=1, block=256, args=(d, sync))
+    ok = np.array_equal(d, np.arange(256)[::-1])
+    rows.append((T("有", "yes") if sync else T("没有", "no"), T("是", "yes") if ok else T("否", "no"), len(st.races)))
+show(Table(rows, [T("__syncthreads()", "__syncthreads()"), T("结果正确", "correct"), T("数据竞争", "races")]))
+print("\n```text\n" + "\n".join(str(r) for r in st.races) + "\n```")  # the races of the run without sync
+glue("p2_reverse_race", st.races[0].message)
+# --8<-- [end:reverse]
+
+
+# %% [markdown]
+# ## 演示 3：并行归约的五个版本 · Demo 3: five versions of a parallel reduction
+#
+# Each block reduces its part of `x` to one partial sum in `out`; the host adds the partial
+# sums. Besides the loads, stores, branches and barriers the simulator sees, every version
+# declares its arithmetic with `blk.alu`: per step, one instruction of index arithmetic for
+# every thread (the modulo of v1, `2*s*tid` of v2, `tid + s` of v3–v5) and one add for the
+# threads that work. Loop control and address arithmetic the compiler folds into the load
+# are not counted.
+
+# %%
+# --8<-- [start:reduce_v1]
+def reduce_v1(blk, x, out):
+    """Interleaved addressing: thread tid works when tid is a multiple of 2s (divergent)."""
+    sdata = blk.shared(256, np.float32, name="sdata")
+    tid = blk.tx
+    blk.store(sdata, tid, blk.load(x, blk.bx * blk.bdx + tid))
+    blk.sync()
+    s = 1
+    while s < blk.bdx:
+        blk.alu(1)                                   # tid % (2 * s)
+        w = blk.branch(tid % (2 * s) == 0)           # if (tid % (2*s) == 0)
+        v = blk.load(sdata, tid, mask=w) + blk.load(sdata, tid + s, mask=w)
+        blk.alu(1, mask=w)                           # the add
+        blk.store(sdata, tid, v, mask=w)
+        blk.sync()
+        s *= 2
+    blk.store(out, blk.bx, blk.load(sdata, 0 * tid, mask=tid == 0), mask=tid == 0)
+# --8<-- [end:reduce_v1]
+
+
+# %%
+# --8<-- [start:reduce_v2]
+def reduce_v2(blk, x, out):
+    """Strided index: contiguous threads work (no divergence), but with a stride of 2s words."""
+    sdata = blk.shared(256, np.float32, name="sdata")
+    tid = blk.tx
+    blk.store(sdata, tid, blk.load(x, blk.bx * blk.bdx + tid))
+    blk.sync()
+    s = 1
+    while s < blk.bdx:
+        index = 2 * s * tid
+        blk.alu(1)                                   # index = 2 * s * tid
+        w = blk.branch(index < blk.bdx)              # if (index < blockDim.x)
+        v = blk.load(sdata, index, mask=w) + blk.load(sdata, index + s, mask=w)
+        blk.alu(1, mask=w)
+        blk.store(sdata, index, v, mask=w)
+        blk.sync()
+        s *= 2
+    blk.store(out, blk.bx, blk.load(sdata, 0 * tid, mask=tid == 0), mask=tid == 0)
+# --8<-- [end:reduce_v2]
+
+
+# %%
+# --8<-- [start:reduce_v3]
+def reduce_v3(blk, x, out):
+    """Sequential addressing: the first s threads add the upper half onto the lower half."""
+    sdata = blk.shared(256, np.float32, name="sdata")
+    tid = blk.tx
+    blk.store(sdata, tid, blk.load(x, blk.bx * blk.bdx + tid))
+    blk.sync()
+    s = blk.bdx // 2
+    while s > 0:
+        blk.alu(1)                                   # tid + s
+        w = blk.branch(tid < s)                      # if (tid < s)
+        v = blk.load(sdata, tid, mask=w) + blk.load(sdata, tid + s, mask=w)
+        blk.alu(1, mask=w)
+        blk.store(sdata, tid, v, mask=w)
+        blk.sync()
+        s //= 2
+    blk.store(out, blk.bx, blk.load(sdata, 0 * tid, mask=tid == 0), mask=tid == 0)
+# --8<-- [end:reduce_v3]
+
+
+# %%
+# --8<-- [start:reduce_v4]
+def reduce_v4(blk, x, out):
+    """First add during the load: each block sums 2 × 256 elements, half the blocks."""
+    sdata = blk.shared(256, np.float32, name="sdata")
+    tid = blk.tx
+    i = blk.bx * (2 * blk.bdx) + tid
+    v = blk.load(x, i) + blk.load(x, i + blk.bdx)
+    blk.alu(1)                                       # the first add
+    blk.store(sdata, tid, v)
+    blk.sync()
+    s = blk.bdx // 2
+    while s > 0:
+        blk.alu(1)
+        w = blk.branch(tid < s)
+        v = blk.load(sdata, tid, mask=w) + blk.load(sdata, tid + s, mask=w)
+        blk.alu(1, mask=w)
+        blk.store(sdata, tid, v, mask=w)
+        blk.sync()
+        s //= 2
+    blk.store(out, blk.bx, blk.load(sdata, 0 * tid, mask=tid == 0), mask=tid == 0)
+# --8<-- [end:reduce_v4]
+
+
+# %%
+# --8<-- [start:reduce_v5]
+def reduce_v5(blk, x, out):
+    """As v4 down to 64 partial sums; then warp 0 finishes in registers with shuffles."""
+    sdata = blk.shared(256, np.float32, name="sdata")
+    tid = blk.tx
+    i = blk.bx * (2 * blk.bdx) + tid
+    v = blk.load(x, i) + blk.load(x, i + blk.bdx)
+    blk.alu(1)
+    blk.store(sdata, tid, v)
+    blk.sync()
+    s = blk.bdx // 2
+    while s > 32:
+        blk.alu(1)
+        w = blk.branch(tid < s)
+        v = blk.load(sdata, tid, mask=w) + blk.load(sdata, tid + s, mask=w)
+        blk.alu(1, mask=w)
+        blk.store(sdata, tid, v, mask=w)
+        blk.sync()
+        s //= 2
+    w = blk.branch(tid < 32)                         # warp 0 only: a warp-uniform branch
+    v = blk.load(sdata, tid, mask=w) + blk.load(sdata, tid + 32, mask=w)
+    blk.alu(1, mask=w)
+    for delta in (16, 8, 4, 2, 1):                   # __shfl_down_sync(FULL_MASK, v, delta)
+        v = v + blk.shfl_down(v, delta, mask=w)
+        blk.alu(1, mask=w)
+    blk.store(out, blk.bx, v, mask=tid == 0)
+# --8<-- [end:reduce_v5]
+
+
+# %%
+# --8<-- [start:reduction_table]
+n = 1 << 18
+x = np.random.default_rng(6).random(n, dtype=np.float32)
+exact = x.astype(np.float64).sum()
+read_input_s = x.nbytes / H100.memory_bandwidth      # the floor: read every input byte once
+versions = [
+    (T("v1 交错寻址（发散）", "v1 interleaved (divergent)"), reduce_v1, 1),
+    (T("v2 跨步下标（bank 冲突）", "v2 strided index (bank conflicts)"), reduce_v2, 1),
+    (T("v3 顺序寻址", "v3 sequential addressing"), reduce_v3, 1),
+    (T("v4 加载时先加一次", "v4 first add during load"), reduce_v4, 2),
+    (T("v5 最后一个 warp 用 shuffle", "v5 last warp with shuffles"), reduce_v5, 2),
+]
+reduction_rows, red = [], {}
+for name, kernel, per_thread in versions:
+    blocks = n // (256 * per_thread)
+    out = np.zeros(blocks, np.float32)
+    st = launch(kernel, grid=blocks, block=256, args=(x, out))
+    ok = np.isclose(out.astype(np.float64).sum(), exact, rtol=1e-5)
+    t = st.estimate_time()
+    red[name.en[:2]] = st
+    reduction_rows.append((name, blocks, st.warp_instructions, st.divergent_branches, st.shared_ways,
+                 t.issue_s * 1e9, t.issue_s / read_input_s,
+                 T("指令发射", "instruction issue") if t.issue_s > read_input_s else T("带宽", "bandwidth"),
+                 T("是", "yes") if ok else T("否", "no")))
+show(Table(reduction_rows, [T("版本", "version"), T("线程块数", "blocks"), T("warp 指令数", "warp instructions"),
+                  T("发散分支数", "divergent branches"), T("共享内存 wavefront / 请求", "shared wavefronts per request"),
+                  T("估计发射时间 (ns)", "estimated issue time (ns)"),
+                  T("发射时间 / 读输入时间", "issue time / time to read the input"), T("受限于", "bound by"),
+                  T("结果正确", "correct")],
+           fmt=[None, ",", ",", ",", ".2f", ",.0f", ".2f", None, None]))
+assert red["v2"].warp_instructions == red["v3"].warp_instructions
+glue("p2_red_read_ns", read_input_s * 1e9, ",.0f")
+glue("p2_red_mib", x.nbytes / 2**20, ".0f")
+for v in ("v1", "v2", "v3", "v4", "v5"):
+    glue(f"p2_red_{v}_instr", red[v].warp_instructions)
+    glue(f"p2_red_{v}_issue_ns", red[v].estimate_time().issue_s * 1e9, ",.0f")
+    glue(f"p2_red_{v}_ways", red[v].shared_ways, ".2f")
+    glue(f"p2_red_{v}_div", red[v].divergent_branches)
+glue("p2_red_div_removed", 1 - red["v2"].divergent_branches / red["v1"].divergent_branches, ".0%")
+glue("p2_red_v5_share", red["v5"].warp_instructions / red["v1"].warp_instructions, ".0%")
+# --8<-- [end:reduction_table]
+
+
+# %% [markdown]
+# ## 演示 4：warp shuffle · Demo 4: warp shuffles
+
+# %%
+# --8<-- [start:shuffle]
+def shuffle_steps(blk, x, trace):
+    v = blk.load(x, blk.tx)
+    blk.store(trace, blk.tx, v)
+    for step, delta in enumerate((16, 8, 4, 2, 1), start=1):
+        v = v + blk.shfl_down(v, delta)              # lane l adds the value of lane l + delta
+        blk.store(trace, step * 32 + blk.tx, v)
+
+
+x = np.arange(32, dtype=np.float32)
+trace = np.zeros(6 * 32, np.float32)
+st = launch(shuffle_steps, grid=1, block=32, args=(x, trace))
+trace = trace.reshape(6, 32)
+rows = [(T("初值", "start") if k == 0 else f"shfl_down {d}", *trace[k, :4].astype(int), int(trace[k, 31]))
+        for k, d in enumerate((0, 16, 8, 4, 2, 1))]
+show(Table(rows, [T("步骤", "step"), "lane 0", "lane 1", "lane 2", "lane 3", "lane 31"]))
+assert trace[-1, 0] == x.sum()
+glue("p2_shfl_sum", int(trace[-1, 0]))
+glue("p2_shfl_shuffles", st.shuffles)
+# --8<-- [end:shuffle]

@@ -1,0 +1,137 @@
+"""Lecture P2, first half: the companion scripts 01-03 compute the figures the page quotes.
+
+Each script runs once under a Recorder (as the site build runs it), so the test sees the
+glued values and the shown tables and figures exactly as the page does.
+"""
+
+from __future__ import annotations
+
+import runpy
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from simtdocs.docs import Figure, Table
+from simtdocs.docs.display import Recorder, recording
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS = {
+    "01": ROOT / "snippets/p2/01_cuda_programming_model.py",
+    "02": ROOT / "snippets/p2/02_memory_coalescing.py",
+    "03": ROOT / "snippets/p2/03_shared_memory_sync_reduction.py",
+}
+
+
+@pytest.fixture(scope="module")
+def run():
+    cache = {}
+
+    def get(key):
+        if key not in cache:
+            rec = Recorder()
+            with recording(rec):
+                ns = runpy.run_path(str(SCRIPTS[key]), run_name="p2_test")
+            cache[key] = (ns, {k: g.value for k, g in rec.glue.items()}, rec)
+        return cache[key]
+
+    return get
+
+
+def test_speedup_laws(run):
+    _, glued, _ = run("01")
+    assert glued["p2_lanes"] == 16_896
+    assert round(glued["p2_gustafson_1pct"]) == 16_727
+    assert 99 < glued["p2_amdahl_1pct"] < 100
+
+
+def test_block_size_table(run):
+    _, glued, _ = run("01")
+    assert round(glued["p2_bs100_simt"], 2) == 0.78
+    assert round(glued["p2_bs100_coalescing"], 2) == 0.86
+    assert glued["p2_bs_min_simt"] >= 0.97
+    assert glued["p2_bs100_last_warp"] == 4
+
+
+def test_missing_bounds_check_is_reported_where_it_happens(run):
+    _, _, rec = run("01")
+    text = "".join(i for i in rec.items if isinstance(i, str))
+    assert "Invalid __global__ read of size 4 bytes" in text
+    assert "block (3,0,0), threads 232–255 read a[1000]…a[1023]" in text
+
+
+def test_two_d_mapping_and_grid_stride(run):
+    _, glued, _ = run("01")
+    assert (glued["p2_bias_sectors_right"], glued["p2_bias_sectors_swapped"]) == (2_750, 7_455)
+    assert round(glued["p2_bias_coalescing_right"], 2) == 0.95
+    assert round(glued["p2_bias_coalescing_swapped"], 2) == 0.35
+    assert glued["p2_gs_loads"] == 3_125
+
+
+def test_divergence_demo(run):
+    _, glued, _ = run("01")
+    assert glued["p2_div_instr_split"] > glued["p2_div_instr_uniform"]
+    assert glued["p2_div_simt_uniform"] == 1.0
+
+
+def test_access_patterns_and_transpose(run):
+    _, glued, _ = run("02")
+    assert glued["p2_stride3_sectors"] == 12 and round(glued["p2_stride3_eff"], 2) == 0.33
+    assert glued["p2_stride32_moved"] == 1_024
+    assert glued["p2_misaligned_sectors"] == 5
+    assert glued["p2_naive_over_copy"] == 4.5
+    assert glued["p2_tiled_ways"] == 32
+    assert glued["p2_nosync_races"] == 1_024
+
+
+def test_transpose_table_rows(run):
+    ns, _, _ = run("02")
+    rows = {r[0].en: r for r in ns["transpose_rows"]}
+    assert rows["tiled 32×33 (padded)"][4] == "1" and rows["tiled 32×32, no padding"][4] == "32"
+    assert all(r[-1].en == "yes" for r in rows.values())  # even without sync: lock step
+
+
+def test_bank_conflicts_by_stride(run):
+    ns, glued, _ = run("03")
+    ways = ns["ways"]
+    assert [ways[s] for s in (1, 2, 4, 8, 16, 32)] == [1, 2, 4, 8, 16, 32]
+    assert ways[3] == ways[33] == ways[65] == 1
+    assert (glued["p2_ways_64"], glued["p2_ways_65"], glued["p2_ways_66"]) == (32, 1, 2)
+
+
+def test_reverse_race_report(run):
+    _, glued, _ = run("03")
+    assert glued["p2_reverse_race"].startswith("warp 0 reads shared s[255], written in this phase by warp 7")
+
+
+def test_reduction_versions(run):
+    ns, glued, _ = run("03")
+    red = ns["red"]
+    assert red["v2"].warp_instructions == red["v3"].warp_instructions
+    assert round(red["v2"].shared_ways, 2) == 3.33 and red["v3"].shared_ways == 1.0
+    assert all(r[-1].en == "yes" for r in ns["reduction_rows"])
+    read = ns["read_input_s"]
+    assert red["v1"].estimate_time().issue_s > read > red["v5"].estimate_time().issue_s
+    assert glued["p2_red_div_removed"] > 0.85
+    assert glued["p2_shfl_sum"] == sum(range(32))
+
+
+@pytest.mark.parametrize("key,name", [("01", "speedup_figure"), ("02", "sector_figure"), ("03", "bank_figure")])
+def test_figures_draw_in_both_languages(run, key, name):
+    ns, _, _ = run(key)
+    fig = ns[name]
+    assert isinstance(fig, Figure)
+    assert fig.svg("zh") != fig.svg("en")
+
+
+@pytest.mark.parametrize("key", sorted(SCRIPTS))
+def test_script_runs_alone_quickly(key):
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, str(SCRIPTS[key])], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, env={"MPLBACKEND": "Agg", **__import__("os").environ})
+    elapsed = time.perf_counter() - start
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "|" in proc.stdout  # it printed its tables
+    assert elapsed < 3.0, f"{SCRIPTS[key].name} took {elapsed:.1f} s"
