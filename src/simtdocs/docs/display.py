@@ -286,6 +286,12 @@ def show(obj: Any) -> None:
 
         md = render(obj, "en")
         display(HTML(md) if isinstance(obj, Figure) else Markdown(md))
+    elif isinstance(obj, Figure):
+        # A terminal cannot show SVG: draw it anyway (so a broken figure still fails) and
+        # print one line instead of a page of base64.
+        size = len(obj.svg("en"))
+        print(f"[figure: {text(obj.caption or obj.alt, 'en')} ({size:,} bytes of SVG on the site)]")
+        print()
     else:
         print(render(obj, "en"))
         print()
