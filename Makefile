@@ -36,7 +36,7 @@ fonts:
 # The browser tests drive Debian's chromium (Playwright cannot download its own here).
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 	  else echo "chromium missing: sudo apt-get install chromium (browser tests will skip)"; fi; }
 
 build: setup

@@ -1,0 +1,120 @@
+"""Material's search box, typed into as a reader would, in both languages.
+
+The right page for a term is a page of the reader's language whose article
+actually contains the term. A lecture page (not the home page, not an executed
+notebook) is required among the top results when one contains the term; until
+the lectures exist, the home page is.
+"""
+
+from __future__ import annotations
+
+import html as htmlmod
+import re
+from urllib.parse import urlparse
+
+import pytest
+
+TERMS = [  # (language, term, ASCII test id)
+    ("zh", "合并访存", "zh-coalesced-access"),
+    ("zh", "线程束", "zh-warp"),
+    ("zh", "占用率", "zh-occupancy"),
+    ("en", "coalescing", "en-coalescing"),
+    ("en", "warp", "en-warp"),
+    ("en", "occupancy", "en-occupancy"),
+]
+PARAMS = [pytest.param((lang, term), id=tid) for lang, term, tid in TERMS]
+TOP = 5  # result pages a reader sees without scrolling
+
+RESULTS_JS = """() => ({
+  meta: (document.querySelector('.md-search-result__meta') || {}).textContent || '',
+  items: [...document.querySelectorAll('.md-search-result__list > .md-search-result__item')]
+           .map(li => [...li.querySelectorAll('a')].map(a => a.href)),
+})"""
+
+
+def article_text(file) -> str:
+    page = file.read_text(encoding="utf-8")
+    m = re.search(r"<article\b[^>]*>(.*?)</article>", page, re.S)
+    text = re.sub(r"<[^>]+>", " ", m.group(1) if m else "")
+    return htmlmod.unescape(text)
+
+
+def contains(text: str, term: str) -> bool:
+    if term.isascii():
+        return re.search(r"\b" + re.escape(term), text, re.I) is not None
+    return term in text
+
+
+_searches: dict[tuple[str, str], dict] = {}
+
+
+def search(context, base_url, lang, term) -> dict:
+    """Type ``term`` into the search box of the home page in ``lang``; the results in order."""
+    if (lang, term) in _searches:
+        return _searches[(lang, term)]
+    tab = context.new_page()
+    try:
+        tab.goto(base_url + ("/" if lang == "zh" else "/en/"), wait_until="load")
+        box = tab.locator("input.md-search__input")
+        box.click()
+        box.fill(term)
+        try:
+            tab.wait_for_selector(".md-search-result__item", timeout=15_000)
+            tab.wait_for_timeout(300)  # let the list settle
+        except Exception:
+            pass  # no result at all: the test reports the meta line
+        found = tab.evaluate(RESULTS_JS)
+    finally:
+        tab.close()
+    pages = []
+    for links in found["items"]:
+        if links:
+            path = urlparse(links[0]).path
+            if path not in pages:
+                pages.append(path)
+    found["pages"] = pages
+    found["links"] = [urlparse(href).path for links in found["items"] for href in links]
+    _searches[(lang, term)] = found
+    return found
+
+
+@pytest.fixture
+def searched(request, context, base_url, site_pages):
+    lang, term = request.param
+    return lang, term, search(context, base_url, lang, term)
+
+
+pytestmark = pytest.mark.usefixtures("browser_ready")
+
+
+@pytest.mark.parametrize("searched", PARAMS, indirect=True)
+def test_search_finds_a_page_that_contains_the_term(searched, site_pages):
+    lang, term, found = searched
+    own = [p for p in site_pages if p.lang == lang]
+    having = [p for p in own if contains(article_text(p.file), term)]
+    lectures = [p for p in having if not p.is_home and not p.is_notebook]
+    expected = lectures or [p for p in having if p.is_home] or having
+    top = found["pages"][:TOP]
+    if not expected:
+        pytest.fail(
+            f"no {lang} page contains {term!r}, so search cannot find it "
+            f"(the search box shows {found['meta'].strip()!r}; top results {top})",
+            pytrace=False,
+        )
+    if not any(p.path in top for p in expected):
+        pytest.fail(
+            f"searching {term!r} on the {lang} site: the top results {top} "
+            f"({found['meta'].strip()!r}) include none of the pages containing it: "
+            f"{[p.path for p in expected]}",
+            pytrace=False,
+        )
+
+
+@pytest.mark.parametrize("searched", PARAMS, indirect=True)
+def test_search_results_link_to_pages_that_exist(searched, site_pages):
+    lang, term, found = searched
+    paths = {p.path for p in site_pages}
+    dead = sorted({link for link in found["links"] if link not in paths})
+    if dead:
+        pytest.fail(f"searching {term!r} on the {lang} site lists links to no page: {dead} "
+                    f"(top results {found['pages'][:TOP]})", pytrace=False)
