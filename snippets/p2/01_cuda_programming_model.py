@@ -1,9 +1,9 @@
 # %% [markdown]
 # # P2 · 代码 01：CUDA 编程模型 · Code 01: the CUDA programming model
 #
-# 速度定律；向量加法与块大小；漏写边界检查；二维网格；grid-stride 循环；分支发散。
-# Speed-up laws; vector add and the block size; a missing bounds check; 2-D grids;
-# grid-stride loops; branch divergence. Every table below is computed by simtdocs.
+# 模拟器里的 GPU；向量加法与块大小；漏写边界检查；二维网格；grid-stride 循环；分支发散。
+# The GPU inside the simulator; vector add and the block size; a missing bounds check;
+# 2-D grids; grid-stride loops; branch divergence. Every table below is computed by simtdocs.
 #
 # Run it alone: `python snippets/p2/01_cuda_programming_model.py`
 
@@ -11,8 +11,8 @@
 # --8<-- [start:setup]
 import numpy as np
 
-from simtdocs import H100, MemcheckError, amdahl, cdiv, gustafson, launch
-from simtdocs.docs import T, Figure, Table, figure, glue, show
+from simtdocs import H100, MemcheckError, cdiv, launch
+from simtdocs.docs import T, Table, glue, show
 # --8<-- [end:setup]
 
 
@@ -65,74 +65,15 @@ glue("p2_inflight_mb", d.memory_bandwidth * MEMORY_LATENCY_S / 1e6, ".1f")
 
 
 # %% [markdown]
-# ## 演示 0：Amdahl 与 Gustafson · Demo 0: Amdahl and Gustafson
-
-# %%
-# --8<-- [start:speedup]
-lanes = H100.fp32_lanes  # 132 SMs × 128 FP32 lanes
-serial = [0.001, 0.01, 0.05, 0.10, 0.25, 0.50]
-rows = [(s, amdahl(s, lanes), 1 / s, amdahl(s, lanes) / lanes, gustafson(s, lanes)) for s in serial]
-show(Table(rows, [T("串行比例 s", "serial fraction s"),
-                  T("Amdahl 加速比", "Amdahl speed-up"),
-                  T("上限 1/s", "limit 1/s"),
-                  T("lane 利用率", "lanes kept busy"),
-                  T("Gustafson 加速比", "Gustafson speed-up")],
-           fmt=[".1%", ",.1f", ",.0f", ".2%", ",.0f"]))
-glue("p2_lanes", lanes)
-glue("p2_amdahl_1pct", amdahl(0.01, lanes), ",.1f")
-glue("p2_amdahl_1pct_busy", amdahl(0.01, lanes) / lanes, ".2%")
-glue("p2_gustafson_1pct", gustafson(0.01, lanes), ",.0f")
-# --8<-- [end:speedup]
-
-
-# %%
-# --8<-- [start:speedup_figure]
-def draw_speedup():
-    n = np.unique(np.logspace(0, np.log10(lanes), 200).round())
-    fig, ax = figure(figsize=(6.4, 4))
-    for s, colour in zip((0.01, 0.05, 0.10), ("tab:blue", "tab:orange", "tab:green")):
-        ax.plot(n, [amdahl(s, k) for k in n], color=colour, label=f"Amdahl, s = {s:.0%}")
-        ax.plot(n, [gustafson(s, k) for k in n], color=colour, ls="--", label=f"Gustafson, s = {s:.0%}")
-        ax.plot([lanes], [amdahl(s, lanes)], "o", color=colour)  # the table's points
-        ax.plot([lanes], [gustafson(s, lanes)], "s", color=colour)
-    ax.axvline(lanes, color="grey", lw=0.8)
-    ax.text(lanes, 1.3, f" {lanes:,}", color="grey", ha="right", va="bottom", rotation=90)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel(str(T("并行单元数 n", "parallel workers n")))
-    ax.set_ylabel(str(T("加速比", "speed-up")))
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=8, ncol=2)
-    return fig
-
-
-speedup_figure = Figure(
-    draw_speedup,
-    alt=T("Amdahl 与 Gustafson 加速比随并行单元数变化的对数坐标曲线",
-          "Log-log curves of Amdahl and Gustafson speed-up against the number of workers"),
-    caption=T("实线：Amdahl（问题规模固定），在 1/s 处封顶；虚线：Gustafson（问题随 n 变大），几乎线性。"
-              "竖线是 H100 的 FP32 lane 数，圆点和方块是上表中的值。",
-              "Solid: Amdahl (fixed problem), capped at 1/s. Dashed: Gustafson (the problem grows with n), "
-              "nearly linear. The vertical line is H100's FP32 lane count; dots and squares are the table's values."),
-)
-# --8<-- [end:speedup_figure]
-
-
-# %%
-speedup_figure  # a notebook draws the figure here; the lecture page shows it with show()
-
-
-# %% [markdown]
 # ## 演示 1：向量加法与块大小 · Demo 1: vector add and the block size
 
 # %%
 # --8<-- [start:kernel]
 def vector_add(blk, a, b, c, n):
-    i = blk.bx * blk.bdx + blk.tx          # my global thread index, one per thread
-    m = i < n                              # the bounds check becomes a mask
-    x = blk.load(a, i, mask=m)             # only threads whose mask is True touch memory
-    y = blk.load(b, i, mask=m)
-    blk.store(c, i, x + y, mask=m)
+    gid = blk.bx * blk.bdx + blk.tx        # global index: an array with one entry per thread
+    inside = gid < n                       # "if (i < n)" becomes a mask over the threads
+    total = blk.load(a, gid, mask=inside) + blk.load(b, gid, mask=inside)
+    blk.store(c, gid, total, mask=inside)  # threads outside the mask touch no memory
 # --8<-- [end:kernel]
 
 

@@ -95,13 +95,13 @@ bank_figure  # a notebook draws the figure here; the lecture page shows it with 
 # %%
 # --8<-- [start:reverse]
 def reverse(blk, d, sync):
-    s = blk.shared(256, np.float32, name="s")
+    buf = blk.shared(256, np.float32, name="buf")
     t = blk.tx
-    blk.store(s, t, blk.load(d, t))
+    blk.store(buf, t, blk.load(d, t))
     if sync:
         blk.sync()                                   # the line the buggy version forgets
-    # thread t reads the element thread 255 - t wrote: another warp, for every t
-    blk.store(d, t, blk.load(s, 255 - t))
+    mirror = 255 - t                                 # written by another warp, for every t
+    blk.store(d, t, blk.load(buf, mirror))
 
 
 rows = []

@@ -1,9 +1,9 @@
 # %% [markdown]
-# # 占用率、延迟隐藏与波次 · Occupancy, latency hiding, and waves
+# # P2 · 代码 04：占用率、延迟隐藏与波次 · Code 04: occupancy, latency hiding and waves
 #
-# 前置讲 P2 §7 的配套脚本：占用率计算器、Little 定律、波次量化。
-# Companion script of lecture P2 §7: the occupancy calculator, Little's law,
-# and wave quantisation. Everything here is an analytic model of an H100.
+# 占用率计算器；Little 定律：占用率与指令级并行；波次量化与分块大小。
+# The occupancy calculator; Little's law: occupancy versus instruction-level parallelism;
+# wave quantisation and the tile size. Everything here is an analytic model of an H100.
 #
 # Run it alone: `python snippets/p2/04_occupancy_latency_waves.py`
 
@@ -12,7 +12,7 @@
 import numpy as np
 
 from simtdocs import H100, cdiv, latency_hiding, occupancy, waves
-from simtdocs.docs import Figure, T, Table, figure, glue, show
+from simtdocs.docs import T, Figure, Table, figure, glue, show
 
 KB = 1024
 # How the four resources of the occupancy calculator are called in the tables.
@@ -104,7 +104,7 @@ def draw_occupancy():
     return fig
 
 
-show(Figure(
+occupancy_figure = Figure(
     draw_occupancy,
     alt=T("占用率随每线程寄存器数和每块共享内存下降的阶梯图",
           "staircases of occupancy falling with registers per thread and with shared memory per block"),
@@ -113,8 +113,12 @@ show(Figure(
               "Theoretical occupancy on an H100, against registers per thread (left) and shared memory "
               "per block (right). Blocks come in whole numbers, hence the stairs; a 512-thread block "
               f"does not fit at all above {cliff} registers per thread."),
-))
+)
 # --8<-- [end:occupancy_figure]
+
+
+# %%
+occupancy_figure  # a notebook draws the figure here; the lecture page shows it with show()
 
 
 # %% [markdown]
@@ -184,7 +188,7 @@ def draw_latency():
     return fig
 
 
-show(Figure(
+latency_figure = Figure(
     draw_latency,
     alt=T("带宽占比随 warp 数线性上升，每个 warp 在途字节越多，越早达到 100%",
           "fraction of bandwidth rising linearly with warps, reaching 100% sooner when each warp has more bytes in flight"),
@@ -193,8 +197,12 @@ show(Figure(
               "Little's law (H100, 500 ns memory latency assumed): bytes in flight = warps × requests per warp "
               "× bytes per request. With one float per thread even 64 warps fall short; with float4 loads and "
               f"2 requests per warp, {enough} warps are enough."),
-))
+)
 # --8<-- [end:latency_figure]
+
+
+# %%
+latency_figure  # a notebook draws the figure here; the lecture page shows it with show()
 
 
 # %% [markdown]
@@ -269,7 +277,7 @@ def draw_waves():
     return fig
 
 
-show(Figure(
+waves_figure = Figure(
     draw_waves,
     alt=T("SM 利用率随块数呈锯齿：每满一波回到 100%，多出一个块就骤降",
           "SM utilisation as a sawtooth against block count: 100% at every full wave, a sharp drop one block later"),
@@ -278,5 +286,9 @@ show(Figure(
               "SM utilisation of a grid on an H100 (132 SMs). It is 100% when the block count is a whole "
               "number of waves; one block more costs a whole extra wave. The teeth get shallower as the "
               "grid grows."),
-))
+)
 # --8<-- [end:waves_figure]
+
+
+# %%
+waves_figure  # a notebook draws the figure here; the lecture page shows it with show()

@@ -1,10 +1,10 @@
 # %% [markdown]
-# # Amdahl 定律与内核启动开销 · Amdahl's law and launch overhead
+# # P2 · 代码 05：Amdahl 定律与内核启动开销 · Code 05: Amdahl's law and launch overhead
 #
-# 前置讲 P2 §8 的配套脚本：Amdahl 定律在 GPU 尺度上的数字、LLM decode 一步的启动开销，
-# 以及在你自己的电脑上测 numpy 的调用开销。
-# Companion script of lecture P2 §8: Amdahl's law at GPU scale, the launch overhead of
-# one LLM decode step, and numpy's per-call overhead measured on your own machine.
+# Amdahl 与 Gustafson 在 GPU 尺度上的数字；LLM decode 一步里的启动开销；在你自己的电脑上测
+# numpy 每次调用的固定开销。
+# Amdahl and Gustafson at GPU scale; the launch overhead inside one LLM decode step; numpy's
+# fixed cost per call, measured on your own machine. Everything but the last demo is a model.
 #
 # Run it alone: `python snippets/p2/05_amdahl_and_launch_overhead.py`
 
@@ -17,29 +17,73 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simtdocs import H100, amdahl, decode_step
-from simtdocs.docs import Figure, T, Table, figure, glue, show
+from simtdocs import H100, amdahl, decode_step, gustafson
+from simtdocs.docs import T, Figure, Table, figure, glue, show
 # --8<-- [end:setup]
 
 
 # %% [markdown]
-# ## 演示 1：Amdahl 定律 · Demo 1: Amdahl's law
+# ## 演示 1：Amdahl 与 Gustafson · Demo 1: Amdahl and Gustafson
 
 # %%
 # --8<-- [start:amdahl_table]
-lanes = [1, H100.sm_count, H100.fp32_lanes]  # one lane, one per SM, every FP32 lane of an H100
+sms, lanes = H100.sm_count, H100.fp32_lanes  # 132 SMs; 132 × 128 FP32 lanes
 rows = []
-for s in (0.001, 0.01, 0.05, 0.10):
-    rows.append((s, *[amdahl(s, n) for n in lanes], 1 / s))
+for s in (0.001, 0.01, 0.05, 0.10, 0.25, 0.50):
+    rows.append((s, amdahl(s, sms), amdahl(s, lanes), 1 / s, amdahl(s, lanes) / lanes, gustafson(s, lanes)))
 show(Table(rows, columns=[
     T("串行比例 s", "serial fraction s"),
-    *[T(f"n = {n:,}", f"n = {n:,}") for n in lanes],
-    T("上限 1/s", "limit 1/s")],
-    fmt=[".1%", ".1f", ".1f", ".1f", ".0f"]))
-glue("p2b_lanes", H100.fp32_lanes, ",")
-glue("p2b_amdahl_1pct", amdahl(0.01, H100.fp32_lanes), ".1f")
-glue("p2b_amdahl_10pct", amdahl(0.10, H100.fp32_lanes), ".2f")
+    T(f"Amdahl，n = {sms}（每 SM 算一个）", f"Amdahl, n = {sms} (one per SM)"),
+    T(f"Amdahl，n = {lanes:,}（全部 lane）", f"Amdahl, n = {lanes:,} (every lane)"),
+    T("上限 1/s", "ceiling 1/s"),
+    T("lane 平均忙碌比例", "average lane busy"),
+    T(f"Gustafson，n = {lanes:,}", f"Gustafson, n = {lanes:,}")],
+    fmt=[".1%", ",.1f", ",.1f", ",.0f", ".2%", ",.0f"]))
+glue("p2_sms_workers", sms)
+glue("p2_lanes", lanes, ",")
+glue("p2_amdahl_1pct_sms", amdahl(0.01, sms), ".1f")
+glue("p2_amdahl_1pct", amdahl(0.01, lanes), ",.1f")
+glue("p2_amdahl_10pct", amdahl(0.10, lanes), ".2f")
+glue("p2_amdahl_1pct_busy", amdahl(0.01, lanes) / lanes, ".2%")
+glue("p2_gustafson_1pct", gustafson(0.01, lanes), ",.0f")
 # --8<-- [end:amdahl_table]
+
+
+# %%
+# --8<-- [start:speedup_figure]
+def draw_speedup():
+    n = np.unique(np.logspace(0, np.log10(lanes), 200).round())
+    fig, ax = figure(figsize=(6.4, 4))
+    for s, colour in zip((0.01, 0.05, 0.10), ("tab:blue", "tab:orange", "tab:green")):
+        ax.plot(n, [amdahl(s, k) for k in n], color=colour, label=f"Amdahl, s = {s:.0%}")
+        ax.plot(n, [gustafson(s, k) for k in n], color=colour, ls="--", label=f"Gustafson, s = {s:.0%}")
+        ax.plot([lanes], [amdahl(s, lanes)], "o", color=colour)  # the table's points
+        ax.plot([lanes], [gustafson(s, lanes)], "s", color=colour)
+    ax.axvline(lanes, color="grey", lw=0.8)
+    ax.text(lanes, 1.3, f" {lanes:,}", color="grey", ha="right", va="bottom", rotation=90)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(str(T("并行单元数 n", "parallel workers n")))
+    ax.set_ylabel(str(T("加速比", "speed-up")))
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=8, ncol=2)
+    return fig
+
+
+speedup_figure = Figure(
+    draw_speedup,
+    alt=T("Amdahl 与 Gustafson 加速比随并行单元数变化的对数坐标曲线",
+          "Log-log curves of Amdahl and Gustafson speed-up against the number of workers"),
+    caption=T("实线是 Amdahl（问题规模不变），到 1/s 就封顶；虚线是 Gustafson（问题随 n 一起变大），"
+              "几乎是一条直线。竖线标出 H100 的 FP32 lane 数，圆点和方块是上表里的值。",
+              "Solid: Amdahl (fixed problem), capped at 1/s. Dashed: Gustafson (the problem grows with n), "
+              "nearly linear. The vertical line is H100's FP32 lane count; dots and squares are the table's values."),
+)
+# --8<-- [end:speedup_figure]
+
+
+# %%
+speedup_figure  # a notebook draws the figure here; the lecture page shows it with show()
 
 
 # %% [markdown]
@@ -162,7 +206,7 @@ def draw_launch_share():
     return fig
 
 
-show(Figure(
+launch_figure = Figure(
     draw_launch_share,
     alt=T("启动开销在每步时间里的占比随模型变大而下降",
           "the launch share of a decode step falling as the model grows"),
@@ -171,8 +215,12 @@ show(Figure(
               f"Share of a batch-1 decode step (H100, BF16, ctx = {CTX}, GPU time at its roofline lower bound) "
               f"spent launching kernels one by one from the CPU. Solid: unfused ({UNFUSED} kernels per layer); "
               f"dashed: fused ({FUSED} per layer)."),
-))
+)
 # --8<-- [end:launch_figure]
+
+
+# %%
+launch_figure  # a notebook draws the figure here; the lecture page shows it with show()
 
 
 # %% [markdown]
@@ -187,6 +235,8 @@ def seconds_per_call(fn, calls: int, repeat: int = 15) -> float:
 
 
 sizes = [1, 2**4, 2**8, 2**12, 2**16, 2**18]
+a, b, c = (np.ones(1, np.float32) for _ in range(3))
+seconds_per_call(lambda: np.add(a, b, out=c), calls=2000, repeat=3)  # warm up; not kept
 per_call = {}
 for n in sizes:
     a, b, c = (np.ones(n, np.float32) for _ in range(3))

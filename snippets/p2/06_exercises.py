@@ -1,11 +1,11 @@
 # %% [markdown]
-# # 练习的检查代码 · Checking the exercises
+# # P2 · 代码 06：练习的检查代码 · Code 06: checking the exercises
 #
-# 前置讲 P2 §12 的十道练习：带 💻 的用模拟器验证，其余用模型或几行算术算出答案。
-# 每道题的代码自成一体，不依赖其他脚本。
-# The ten exercises of lecture P2 §12: the 💻 ones are checked with the simulator, the
-# others computed with the models or a few lines of arithmetic. Each exercise's code stands
-# alone and imports nothing from the other scripts.
+# §12 的十道练习：带 💻 的用模拟器验证，其余用模型或几行算术算出答案。练习 1、3、4、6、7
+# 用的是正文里的内核和函数，它们只在脚本 01–04 里定义一次（见下面第二个单元格）。
+# The ten exercises of §12: the 💻 ones are checked with the simulator, the others computed
+# with the models or a few lines of arithmetic. Exercises 1, 3, 4, 6 and 7 use the lecture's
+# own kernels and helpers, defined once in scripts 01–04 (see the second cell below).
 #
 # Run it alone: `python snippets/p2/06_exercises.py`
 
@@ -18,18 +18,28 @@ from simtdocs.docs import T, Table, glue, show
 # --8<-- [end:setup]
 
 
+# %%
+# 正文的内核只有一份定义。网页上，每道题的代码块用 --8<-- 把它需要的那几段直接包含进来；
+# 单独运行本脚本时，这几行把同样的几段读进来执行。
+# The lecture's kernels have one definition each. On the page, each answer's code block
+# includes the sections it needs with --8<--; run alone, this script loads the same sections.
+from simtdocs.docs import expand_snippets
+
+for part in ("01_cuda_programming_model.py:kernel",         # vector_add (exercise 1)
+             "02_memory_coalescing.py:pattern_kernel",      # one warp, any index pattern (3)
+             "03_shared_memory_sync_reduction.py:bank_kernel",  # column read of a shared tile (4)
+             "03_shared_memory_sync_reduction.py:reduce_v2",    # reduction versions 2 and 3 (6)
+             "03_shared_memory_sync_reduction.py:reduce_v3",
+             "04_occupancy_latency_waves.py:setup"):        # limiter_text (7)
+    exec(expand_snippets(f'--8<-- "snippets/p2/{part}"'))
+
+
 # %% [markdown]
 # ## 练习 1：网格大小 · Exercise 1: grid size
 
 # %%
 # --8<-- [start:ex1]
-def vector_add(blk, a, b, c, n):
-    i = blk.bx * blk.bdx + blk.tx
-    m = i < n
-    blk.store(c, i, blk.load(a, i, mask=m) + blk.load(b, i, mask=m), mask=m)
-
-
-n = 1_000_000
+n = 1_000_000  # vector_add is the kernel of §3.2
 a = np.ones(n, np.float32)
 b = np.ones(n, np.float32)
 rows = []
@@ -88,14 +98,10 @@ glue("p2b_e2_flat", flat, ",")
 
 # %%
 # --8<-- [start:ex3]
-def stride_read(blk, a, stride):
-    blk.load(a, blk.tx * stride)  # lane i reads element i * stride; nothing else
-
-
 a = np.zeros(1024, np.float32)
 rows = []
-for stride in (1, 3):
-    read = launch(stride_read, grid=1, block=32, args=(a, stride), device=H100)  # one warp
+for stride in (1, 3):  # pattern_kernel of §5.2: lane l reads a[index[l]]
+    read = launch(pattern_kernel, grid=1, block=32, args=(a, stride * np.arange(32)), device=H100)
     rows.append((stride, read.sectors, read.requested_bytes, read.bytes_moved, read.coalescing_efficiency))
 show(Table(rows, columns=[
     T("跨度", "stride"), T("sector 数", "sectors"), T("所需字节", "bytes requested"),
@@ -114,19 +120,9 @@ glue("p2b_e3_last_byte", 31 * 3 * 4 + 3)
 
 # %%
 # --8<-- [start:ex4]
-def column_read(blk, out, row_len):
-    tile = blk.shared((32, row_len), np.float32, name="tile")
-    for r in range(32):  # fill the 32 first columns row by row: lane l writes tile[r][l]
-        blk.store(tile, (r, blk.tx), 1.0 * blk.tx)
-    blk.sync()
-    v = blk.load(tile, (blk.tx, 0))  # lane l reads tile[l][0]: one column, 32 rows
-    blk.store(out, blk.tx, v)
-
-
-out = np.zeros(32, np.float32)
 rows = []
-for row_len in (64, 65, 66):
-    st = launch(column_read, grid=1, block=32, args=(out, row_len), device=H100)
+for row_len in (64, 65, 66):  # bank_kernel of §6.1: lane l reads tile[l][0]
+    st = launch(bank_kernel, grid=1, block=32, args=(row_len,), device=H100)
     read = [ln.counters for ln in st.lines if ln.counters.shared_requests][-1]  # the column read
     ways = read.shared_wavefronts / read.shared_requests
     banks = len({(r * row_len) % 32 for r in range(32)})  # distinct banks the 32 rows start in
@@ -165,7 +161,7 @@ def transpose_tiled(blk, A, B, N, where="after"):
         blk.store(B, (y + j) * N + x, blk.load(tile, (blk.tx, blk.ty + j)))
 
 
-N = 256
+N = 512  # the matrix of §5.3
 A = np.random.default_rng(0).random((N, N), dtype=np.float32)
 placements = [("after", T("循环之后（原版）", "after the loop (original)")),
               ("inside", T("第一个循环里面", "inside the first loop")),
@@ -191,45 +187,7 @@ show(Table(rows, columns=[
 
 # %%
 # --8<-- [start:ex6]
-def reduce_v2(blk, x, partial):
-    """Contiguous threads work; thread t adds the pair at 2·s·t (a stride of 2s words)."""
-    s_data = blk.shared(blk.bdx, np.float32, name="sdata")
-    t = blk.tx
-    blk.store(s_data, t, blk.load(x, blk.bx * blk.bdx + t))
-    blk.sync()
-    s = 1
-    while s < blk.bdx:
-        index = 2 * s * t
-        blk.alu(1)  # the index arithmetic, in every warp
-        m = blk.branch(index < blk.bdx)
-        total = blk.load(s_data, index, mask=m) + blk.load(s_data, index + s, mask=m)
-        blk.alu(1, mask=m)  # the addition, in the warps that work
-        blk.store(s_data, index, total, mask=m)
-        blk.sync()
-        s *= 2
-    first = t == 0
-    blk.store(partial, blk.bx, blk.load(s_data, 0 * t, mask=first), mask=first)
-
-
-def reduce_v3(blk, x, partial):
-    """Sequential addressing: the first s threads add s_data[t + s] into s_data[t]."""
-    s_data = blk.shared(blk.bdx, np.float32, name="sdata")
-    t = blk.tx
-    blk.store(s_data, t, blk.load(x, blk.bx * blk.bdx + t))
-    blk.sync()
-    s = blk.bdx // 2
-    while s > 0:
-        blk.alu(1)  # t + s
-        m = blk.branch(t < s)
-        total = blk.load(s_data, t, mask=m) + blk.load(s_data, t + s, mask=m)
-        blk.alu(1, mask=m)
-        blk.store(s_data, t, total, mask=m)
-        blk.sync()
-        s //= 2
-    first = t == 0
-    blk.store(partial, blk.bx, blk.load(s_data, 0 * t, mask=first), mask=first)
-
-
+# reduce_v2 and reduce_v3 are the kernels of §6.3, counted the way §6.3 explains.
 n, threads = 2**18, 256
 x = np.random.default_rng(1).integers(0, 10, n).astype(np.float32)  # small integers: exact sums
 rows, runs = [], {}
@@ -258,17 +216,13 @@ glue("p2b_e6_issue_v3", runs["v3"].estimate_time().issue_s * 1e9, ".0f")
 
 # %%
 # --8<-- [start:ex7]
-KB = 1024
-RESOURCE = {"warps": T("warp 数", "warps"), "blocks": T("块数", "blocks"),
-            "registers": T("寄存器", "registers"), "shared memory": T("共享内存", "shared memory")}
-rows = []
+rows = []  # KB and limiter_text come from the setup of code 04
 for smem in (32 * KB, 16 * KB):
     occ = occupancy(128, 96, smem, device=H100)
     lim = occ.limits
     caps = f'{lim["warps"]} / {lim["registers"]} / {lim["shared memory"]}'
     rows.append((smem // KB, occ.registers_per_warp, occ.shared_per_block_allocated, caps,
-                 occ.blocks_per_sm, occ.occupancy,
-                 T("、".join(RESOURCE[k].zh for k in occ.limiters), ", ".join(RESOURCE[k].en for k in occ.limiters))))
+                 occ.blocks_per_sm, occ.occupancy, limiter_text(occ)))
 show(Table(rows, columns=[
     T("共享内存/块 (KB)", "shared/block (KB)"), T("寄存器/warp（取整后）", "registers/warp (rounded)"),
     T("共享内存/块（字节，含保留）", "shared/block (bytes, with reserve)"),

@@ -40,13 +40,6 @@ def run():
     return get
 
 
-def test_speedup_laws(run):
-    _, glued, _ = run("01")
-    assert glued["p2_lanes"] == 16_896
-    assert round(glued["p2_gustafson_1pct"]) == 16_727
-    assert 99 < glued["p2_amdahl_1pct"] < 100
-
-
 def test_block_size_table(run):
     _, glued, _ = run("01")
     assert round(glued["p2_bs100_simt"], 2) == 0.78
@@ -103,7 +96,7 @@ def test_bank_conflicts_by_stride(run):
 
 def test_reverse_race_report(run):
     _, glued, _ = run("03")
-    assert glued["p2_reverse_race"].startswith("warp 0 reads shared s[255], written in this phase by warp 7")
+    assert glued["p2_reverse_race"].startswith("warp 0 reads shared buf[255], written in this phase by warp 7")
 
 
 def test_reduction_versions(run):
@@ -118,7 +111,7 @@ def test_reduction_versions(run):
     assert glued["p2_shfl_sum"] == sum(range(32))
 
 
-@pytest.mark.parametrize("key,name", [("01", "speedup_figure"), ("02", "sector_figure"), ("03", "bank_figure")])
+@pytest.mark.parametrize("key,name", [("02", "sector_figure"), ("03", "bank_figure")])
 def test_figures_draw_in_both_languages(run, key, name):
     ns, _, _ = run(key)
     fig = ns[name]

@@ -19,12 +19,18 @@ LAUNCH = "snippets/p2/05_amdahl_and_launch_overhead.py"
 EX = "snippets/p2/06_exercises.py"
 
 
-def run(script: str, *sections: str) -> dict:
-    """Execute ``setup`` and then ``sections`` of ``script`` in one fresh namespace."""
+CODE01 = "snippets/p2/01_cuda_programming_model.py"
+CODE02 = "snippets/p2/02_memory_coalescing.py"
+CODE03 = "snippets/p2/03_shared_memory_sync_reduction.py"
+
+
+def run(script: str, *sections: str, uses: tuple[tuple[str, str], ...] = ()) -> dict:
+    """Execute ``setup``, the sections of other scripts in ``uses`` (as the page includes
+    them), then ``sections`` of ``script``, in one fresh namespace."""
     ns: dict = {"__name__": "__main__"}  # as when the script runs alone
-    for name in ("setup", *sections):
-        code = expand_snippets(f'--8<-- "{script}:{name}"')
-        exec(compile(code, f"{script}:{name}", "exec", dont_inherit=True), ns)
+    for path, name in ((script, "setup"), *uses, *((script, s) for s in sections)):
+        code = expand_snippets(f'--8<-- "{path}:{name}"')
+        exec(compile(code, f"{path}:{name}", "exec", dont_inherit=True), ns)
     return ns
 
 
@@ -70,11 +76,15 @@ def test_waves_and_tiles():
 # -- §8 -------------------------------------------------------------------------------------
 
 
-def test_amdahl_at_gpu_scale():
-    ns = run(LAUNCH, "amdahl_table")
+def test_amdahl_and_gustafson_at_gpu_scale():
+    ns = run(LAUNCH, "amdahl_table", "speedup_figure")
     assert ns["H100"].fp32_lanes == 16_896
     assert ns["amdahl"](0.01, 16_896) == pytest.approx(1 / (0.01 + 0.99 / 16_896))
     assert round(ns["amdahl"](0.01, 16_896), 1) == 99.4
+    assert round(ns["gustafson"](0.01, 16_896)) == 16_727  # s + (1 - s) n
+    row = {r[0]: r for r in ns["rows"]}[0.01]
+    assert row[1] == pytest.approx(1 / (0.01 + 0.99 / 132))  # one worker per SM: 57.1
+    assert row[4] == pytest.approx(row[2] / 16_896)  # how busy an average lane is
 
 
 def test_decode_step_launch_overhead():
@@ -103,7 +113,7 @@ def test_numpy_measurement_is_sane():
 
 
 def test_exercise_1_grid_size():
-    rows = {r[0]: r for r in run(EX, "ex1")["rows"]}
+    rows = {r[0]: r for r in run(EX, "ex1", uses=((CODE01, "kernel"),))["rows"]}
     assert rows[256][1:3] == (math.ceil(1e6 / 256), 3907 * 256 - 10**6) == (3907, 192)
     assert rows[1000][1:3] == (1000, 0)
     assert rows[1000][4] == pytest.approx(1000 / 1024)
@@ -116,13 +126,13 @@ def test_exercise_2_indices():
 
 
 def test_exercise_3_stride_3():
-    ns = run(EX, "ex3")
+    ns = run(EX, "ex3", uses=((CODE02, "pattern_kernel"),))
     assert ns["read"].sectors == math.ceil((31 * 12 + 4) / 32) == 12
     assert ns["read"].coalescing_efficiency == pytest.approx(128 / 384)
 
 
 def test_exercise_4_bank_conflicts():
-    ways = {r[0]: r[3] for r in run(EX, "ex4")["rows"]}
+    ways = {r[0]: r[3] for r in run(EX, "ex4", uses=((CODE03, "bank_kernel"),))["rows"]}
     assert ways == {64: 32, 65: 1, 66: 2}
 
 
@@ -133,12 +143,15 @@ def test_exercise_5_sync_inside_the_loop():
     assert (after[2], after[3]) == (1, 0)
     assert (inside[2], inside[3]) == (4, 0)
     assert inside[1].en == "yes"
-    assert none[3] > 0
+    assert none[3] == 1_024  # the same 512×512 matrix and count as §5.3's "sync left out"
 
 
 def test_exercise_6_reduction_v2_v3():
-    runs = run(EX, "ex6")["runs"]
+    runs = run(EX, "ex6", uses=((CODE03, "reduce_v2"), (CODE03, "reduce_v3")))["runs"]
     assert runs["v2"].warp_instructions == runs["v3"].warp_instructions
+    # the kernels are §6.3's own, so the count is §6.3's table's
+    red = run(CODE03, "reduce_v2", "reduce_v3", "reduce_v1", "reduce_v4", "reduce_v5", "reduction_table")["red"]
+    assert runs["v2"].warp_instructions == red["v2"].warp_instructions
     # 45 shared requests and 150 wavefronts per block in version 2: 3.33 on average.
     assert round(runs["v2"].shared_ways, 2) == 3.33
     assert runs["v3"].shared_ways == 1.0
@@ -146,7 +159,7 @@ def test_exercise_6_reduction_v2_v3():
 
 
 def test_exercises_7_to_10():
-    occ = run(EX, "ex7")["occ"]
+    occ = run(EX, "ex7", uses=(("snippets/p2/04_occupancy_latency_waves.py", "setup"),))["occ"]
     assert (occ.blocks_per_sm, occ.warps_per_sm, round(occ.occupancy, 2)) == (5, 20, 0.31)
     ns = run(EX, "ex8")
     assert round(ns["before"].fraction, 2) == 0.16 and ns["after"].fraction == 1.0
@@ -155,3 +168,38 @@ def test_exercises_7_to_10():
     rows = {r[0]: r for r in run(EX, "ex10")["rows"]}
     assert rows[5][2:] == (pytest.approx(3.5), pytest.approx(2.0))
     assert rows[1][2:] == (pytest.approx(2.3), pytest.approx(2.0))
+
+
+# -- the scripts themselves ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("script,name", [(OCC, "occupancy_figure"), (OCC, "latency_figure"),
+                                         (OCC, "waves_figure"), (LAUNCH, "speedup_figure"),
+                                         (LAUNCH, "launch_figure")])
+def test_figures_draw_in_both_languages(script, name):
+    from simtdocs.docs import Figure
+
+    sections = {"occupancy_figure": ("occupancy_table",), "latency_figure": ("latency_table",),
+                "waves_figure": ("waves_table",), "speedup_figure": ("amdahl_table",),
+                "launch_figure": ("models", "launch_table")}[name]
+    fig = run(script, *sections, name)[name]
+    assert isinstance(fig, Figure)
+    assert fig.svg("zh") != fig.svg("en")
+
+
+@pytest.mark.parametrize("script", [OCC, LAUNCH, EX])
+def test_script_runs_alone_quickly(script):
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, script], cwd=root, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "MPLBACKEND": "Agg"})
+    elapsed = time.perf_counter() - start
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "|" in proc.stdout  # it printed its tables
+    assert elapsed < 3.0, f"{script} took {elapsed:.1f} s"
