@@ -108,17 +108,16 @@ glue("p2_bs_min_simt", min(r[3] for r in rows[1:]), ".1%")
 # %%
 # --8<-- [start:unchecked]
 def vector_add_unchecked(blk, a, b, c, n):
-    i = blk.bx * blk.bdx + blk.tx
-    # no mask: every thread reads and writes, also those past the end
-    x = blk.load(a, i)
-    y = blk.load(b, i)
-    blk.store(c, i, x + y)
+    gid = blk.bx * blk.bdx + blk.tx
+    # no mask: every thread reads and writes, those past the end too
+    total = blk.load(a, gid) + blk.load(b, gid)
+    blk.store(c, gid, total)
 
 
 n = 1000
 a, b, c = np.ones(n, np.float32), np.ones(n, np.float32), np.zeros(n, np.float32)
 try:
-    launch(vector_add_unchecked, grid=(cdiv(n, 256),), block=(256,), args=(a, b, c, n))
+    launch(vector_add_unchecked, grid=cdiv(n, 256), block=256, args=(a, b, c, n))
 except MemcheckError as err:
     print("\n```text\n" + str(err) + "\n```")
 glue("p2_oob_blocks", cdiv(n, 256))

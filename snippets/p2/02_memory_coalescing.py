@@ -240,8 +240,8 @@ glue("p2_nosync_blocks", runs["tiled 32×33, sync left out"].blocks)
 # --8<-- [start:harris]
 harris = [
     (T("copy", "copy"), T("参照（100%）", "reference (100%)")),
-    (T("朴素转置", "naive transpose"), T("copy 的 18%–41%（M2050 上慢 5.6 倍，K20c 上慢 2.5 倍）",
-                                    "18%–41% of copy (5.6× slower on the M2050, 2.5× on the K20c)")),
+    (T("朴素转置", "naive transpose"), T("copy 的 18%–41%；用时在 M2050 上是 copy 的 5.6 倍，在 K20c 上是 2.5 倍",
+                                    "18%–41% of copy (5.6× the copy's time on the M2050, 2.5× on the K20c)")),
     (T("分块（共享内存，32×32）", "coalesced (shared memory, 32×32)"), T("copy 的 49%–72%", "49%–72% of copy")),
     (T("分块并消除 bank 冲突（32×33）", "coalesced, no bank conflicts (32×33)"),
      T("约为最快 copy 的 95%", "about 95% of the fastest copy")),

@@ -38,11 +38,11 @@ show(Table(rows, columns=[
     T("上限 1/s", "ceiling 1/s"),
     T("lane 平均忙碌比例", "average lane busy"),
     T(f"Gustafson，n = {lanes:,}", f"Gustafson, n = {lanes:,}")],
-    fmt=[".1%", ",.1f", ",.1f", ",.0f", ".2%", ",.0f"]))
+    fmt=[".1%", ",.2f", ",.2f", ",.0f", ".2%", ",.0f"]))
 glue("p2_sms_workers", sms)
 glue("p2_lanes", lanes, ",")
-glue("p2_amdahl_1pct_sms", amdahl(0.01, sms), ".1f")
-glue("p2_amdahl_1pct", amdahl(0.01, lanes), ",.1f")
+glue("p2_amdahl_1pct_sms", amdahl(0.01, sms), ".2f")
+glue("p2_amdahl_1pct", amdahl(0.01, lanes), ",.2f")
 glue("p2_amdahl_10pct", amdahl(0.10, lanes), ".2f")
 glue("p2_amdahl_1pct_busy", amdahl(0.01, lanes) / lanes, ".2%")
 glue("p2_gustafson_1pct", gustafson(0.01, lanes), ",.0f")
