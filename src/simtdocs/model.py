@@ -96,28 +96,39 @@ class Shared:
         return self.data.shape[1]
 
 
-@dataclass
 class _Lanes:
     """The threads one instruction runs for, as a flat list in (block, thread) order.
 
     ``b`` and ``t`` are the block (within the pass) and thread of every lane; ``starts``
     the index of the first lane of each warp that has one. For an unmasked instruction
-    these are the same for every call and computed once per pass.
+    these are the same for every call, computed once per pass and only when needed.
     """
 
-    b: np.ndarray
-    t: np.ndarray
-    starts: np.ndarray
-    dense: bool  # every thread of every block of the pass
+    def __init__(self, count: int, starts: np.ndarray, threads: int, b=None, t=None):
+        self.count = count
+        self.starts = starts
+        self.threads = threads
+        self.dense = b is None  # every thread of every block of the pass
+        if not self.dense:
+            self.b, self.t = b, t
 
-    @property
-    def count(self) -> int:
-        return self.b.size
+    @functools.cached_property
+    def b(self) -> np.ndarray:
+        return np.repeat(np.arange(self.count // self.threads), self.threads)
+
+    @functools.cached_property
+    def t(self) -> np.ndarray:
+        return np.tile(np.arange(self.threads), self.count // self.threads)
 
     @property
     def rows(self) -> int:
         """Warps with at least one lane: the warp instructions this instruction issues."""
         return self.starts.size
+
+    @functools.cached_property
+    def ends(self) -> np.ndarray:
+        """Index of the last lane of each warp."""
+        return np.append(self.starts[1:], self.count) - 1
 
     @functools.cached_property
     def warp_bit(self) -> np.ndarray:
@@ -176,11 +187,9 @@ class Block:
     def _all_lanes(self) -> _Lanes:
         if self._all is None:
             B, T = self.nblocks, self.nthreads
-            k = np.arange(B * T)
-            b, t = k // T, k % T
             warps = -(-T // 32)
             starts = (np.arange(B)[:, None] * T + 32 * np.arange(warps)[None, :]).reshape(-1)
-            self._all = _Lanes(b, t, starts, True)
+            self._all = _Lanes(B * T, starts, T)
         return self._all
 
     def _lanes(self, mask) -> _Lanes:
@@ -204,7 +213,7 @@ class Block:
             b, t = np.nonzero(m)
             row = b * (-(-self.nthreads // 32)) + t // 32
             starts = np.flatnonzero(np.diff(row, prepend=-1)) if row.size else row
-            lanes = _Lanes(b, t, starts, False)
+            lanes = _Lanes(b.size, starts, self.nthreads, b, t)
         self._lanes_memo = (mask, lanes)
         return lanes
 
@@ -392,11 +401,9 @@ class Block:
             flat = np.arange(start, stop, width, dtype=np.int64)
             self._check_bounds(array, flat, mem.size - (width - 1), self._all_lanes(), kind, site, width, None)
         itemsize = array.dtype.itemsize
-        # Warp w of block b covers threads [32w, min(32w + 32, T)) of its block.
-        first_t = self._all_lanes().starts
-        last_t = np.minimum(first_t + 32, (first_t // self.nthreads + 1) * self.nthreads) - 1
-        lo = (start + width * first_t) * itemsize >> 5
-        hi = ((start + width * last_t + width) * itemsize - 1) >> 5
+        lanes = self._all_lanes()
+        lo = (start + width * lanes.starts) * itemsize >> 5
+        hi = ((start + width * lanes.ends + width) * itemsize - 1) >> 5
         c.sectors += int((hi - lo + 1).sum())
         requests = self._issue(c, self._all_lanes())
         c.requests += requests
