@@ -128,11 +128,13 @@ sector_figure = Figure(
     alt=T("五种访问模式下，一个 warp 的 32 个 lane 各自读的字节，以及被搬运的 32 字节 sector",
           "For five access patterns, the bytes each of a warp's 32 lanes reads and the 32-byte sectors moved"),
     caption=T("纵轴是 lane，蓝色短线是它读的 4 个字节；橙色是这条 warp load 要搬运的 sector。"
-              "连续访问 4 个 sector 就够了；跨度 8 时每个 lane 独占一个 sector，搬 1,024 字节只用 128 字节；"
-              "广播时 32 个 lane 共用一个 sector。",
+              f"连续访问 {by_name['contiguous'][1]} 个 sector 就够了；跨度 8 时每个 lane 独占一个 sector，"
+              f"搬 {by_name['stride 8'][2]:,} 字节只用 {by_name['stride 8'][3]:,} 字节；"
+              f"广播时 32 个 lane 共用 {by_name['broadcast (all read one)'][1]} 个 sector。",
               "Lanes go up the side; the short blue bar is the 4 bytes a lane reads; orange marks the sectors "
-              "this warp load moves. Contiguous reads need 4 sectors; with stride 8 every lane has a sector of "
-              "its own and 1,024 bytes move for 128 used; a broadcast serves all 32 lanes from one sector."),
+              f"this warp load moves. Contiguous reads need {by_name['contiguous'][1]} sectors; with stride 8 every "
+              f"lane has a sector of its own and {by_name['stride 8'][2]:,} bytes move for {by_name['stride 8'][3]:,} "
+              f"used; a broadcast serves all 32 lanes from {by_name['broadcast (all read one)'][1]} sector."),
 )
 # --8<-- [end:sector_figure]
 

@@ -76,11 +76,12 @@ bank_figure = Figure(
     alt=T("跨度为 1、2、32、33 个字时，一个 warp 的 32 个 lane 各自落在哪个 bank",
           "Which bank each of a warp's 32 lanes lands in, for strides of 1, 2, 32 and 33 words"),
     caption=T("每个点是一个 lane（纵轴）访问的 bank（横轴），颜色越深，这个 bank 上挤的 lane 越多。"
-              "跨度 2 只用到一半的 bank（2 路冲突）；跨度 32 全部挤进 bank 0（32 路）；"
-              "多填一个字（跨度 33），32 个 lane 又散开到 32 个 bank。",
+              f"跨度 2 只用到一半的 bank（{ways[2]:.0f} 路冲突）；跨度 32 全部挤进 bank 0（{ways[32]:.0f} 路）；"
+              f"多垫一个字（跨度 33），32 个 lane 又散到 {len(np.unique(lane * 33 % 32))} 个 bank 上。",
               "Each dot is the bank (across) one lane (up) reads; the darker, the more lanes crowd into that "
-              "bank. Stride 2 uses half the banks (2-way); stride 32 puts every lane in bank 0 (32-way); "
-              "one word of padding (stride 33) spreads the 32 lanes over 32 banks again."),
+              f"bank. Stride 2 uses half the banks ({ways[2]:.0f}-way); stride 32 puts every lane in bank 0 "
+              f"({ways[32]:.0f}-way); one word of padding (stride 33) spreads the 32 lanes over "
+              f"{len(np.unique(lane * 33 % 32))} banks again."),
 )
 # --8<-- [end:bank_figure]
 

@@ -165,6 +165,7 @@ glue("p2b_lh_vec_occ", 16 / H100.max_warps_per_sm, ".0%")
 # --8<-- [start:latency_figure]
 # Fewest warps that reach full bandwidth with float4 loads, 2 requests per warp.
 enough = min(k for k in range(1, 65) if latency_hiding(k, 2, 512, device=H100).fraction >= 1)
+latency_ns = latency_hiding(1, device=H100).latency_s * 1e9  # the assumed memory latency
 glue("p2b_lh_enough", enough)
 
 
@@ -176,8 +177,8 @@ def draw_latency():
     for req, size, label in settings:
         frac = [latency_hiding(int(k), req, size, device=H100).fraction for k in w]
         ax.plot(w, frac, label=label)
-    ax.set_xlabel(str(T("每个 SM 上的 warp 数（占用率 = warp 数 / 64）",
-                        "warps per SM (occupancy = warps / 64)")))
+    ax.set_xlabel(str(T(f"每个 SM 上的 warp 数（占用率 = warp 数 / {H100.max_warps_per_sm}）",
+                        f"warps per SM (occupancy = warps / {H100.max_warps_per_sm})")))
     ax.set_ylabel(str(T("能拿到的 HBM 带宽占比", "fraction of HBM bandwidth reached")))
     ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
     ax.set_xlim(0, H100.max_warps_per_sm)
@@ -192,11 +193,12 @@ latency_figure = Figure(
     draw_latency,
     alt=T("带宽占比随 warp 数线性上升，每个 warp 在途字节越多，越早达到 100%",
           "fraction of bandwidth rising linearly with warps, reaching 100% sooner when each warp has more bytes in flight"),
-    caption=T("Little 定律（H100，假设访存延迟 500 ns）：在途字节 = warp 数 × 每 warp 请求数 × 每请求字节数。"
-              f"每个线程只读一个 float 时，64 个 warp 也喂不饱带宽；用 float4、每个 warp 2 个请求，{enough} 个 warp 就够了。",
-              "Little's law (H100, 500 ns memory latency assumed): bytes in flight = warps × requests per warp "
-              "× bytes per request. With one float per thread even 64 warps fall short; with float4 loads and "
-              f"2 requests per warp, {enough} warps are enough."),
+    caption=T(f"Little 定律（H100，假设访存延迟 {latency_ns:.0f} ns）：在途字节 = warp 数 × 每 warp 请求数 × 每请求字节数。"
+              f"每个线程只读一个 float 时，{H100.max_warps_per_sm} 个 warp 也喂不饱带宽；"
+              f"用 float4、每个 warp 2 个请求，{enough} 个 warp 就够了。",
+              f"Little's law (H100, {latency_ns:.0f} ns memory latency assumed): bytes in flight = warps × requests "
+              f"per warp × bytes per request. With one float per thread even {H100.max_warps_per_sm} warps fall "
+              f"short; with float4 loads and 2 requests per warp, {enough} warps are enough."),
 )
 # --8<-- [end:latency_figure]
 
@@ -220,6 +222,8 @@ show(Table(rows, columns=[
     fmt=[",", ",", ",", ",", ".1%"]))
 glue("p2b_sms", H100.sm_count)
 glue("p2b_w133_util", waves(133, 1, device=H100).utilisation, ".0%")
+glue("p2b_w133_waves", waves(133, 1, device=H100).waves)
+glue("p2b_w133_last", waves(133, 1, device=H100).last_wave_blocks)
 glue("p2b_w265_util", waves(265, 1, device=H100).utilisation, ".0%")
 # --8<-- [end:waves_table]
 
@@ -281,9 +285,9 @@ waves_figure = Figure(
     draw_waves,
     alt=T("SM 利用率随块数呈锯齿：每满一波回到 100%，多出一个块就骤降",
           "SM utilisation as a sawtooth against block count: 100% at every full wave, a sharp drop one block later"),
-    caption=T("H100 上网格的 SM 利用率（132 个 SM）。块数刚好是一波容量的整数倍时是 100%；"
+    caption=T(f"H100 上网格的 SM 利用率（{H100.sm_count} 个 SM）。块数刚好是一波容量的整数倍时是 100%；"
               "多一个块就要多跑一整波。块数越多，锯齿越浅。",
-              "SM utilisation of a grid on an H100 (132 SMs). It is 100% when the block count is a whole "
+              f"SM utilisation of a grid on an H100 ({H100.sm_count} SMs). It is 100% when the block count is a whole "
               "number of waves; one block more costs a whole extra wave. The teeth get shallower as the "
               "grid grows."),
 )
