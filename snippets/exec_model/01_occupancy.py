@@ -1,7 +1,7 @@
 # %% [markdown]
 # # 线程、warp 与占用率 · Threads, warps and occupancy
 #
-# 线程怎样被切成 warp；一个 SM 怎样靠驻留多个 warp 隐藏访存时延；
+# 线程怎样被切成 warp；一个 SM 怎样靠驻留多个 warp 隐藏访存延迟；
 # 以及 RTX 4090（compute capability 8.9）上占用率（occupancy）被什么资源限制。
 # How threads are cut into warps; how an SM hides memory latency by keeping many
 # warps resident; and which resource limits occupancy on an RTX 4090
@@ -126,7 +126,7 @@ show(
         draw_timeline,
         alt=T("两条时间线：2 个 warp 时调度器大半时间空闲，5 个 warp 时始终有 warp 可发射",
               "Two timelines: with 2 warps the scheduler is idle most of the time, with 5 it always has a warp to issue"),
-        caption=T(f"时延隐藏：每个 warp 计算 {COMPUTE} 个周期后等待 {STALL} 个周期的访存（示意数字）",
+        caption=T(f"延迟隐藏：每个 warp 计算 {COMPUTE} 个周期后等待 {STALL} 个周期的访存（示意数字）",
                   f"Latency hiding: each warp computes for {COMPUTE} cycles, then waits {STALL} cycles for memory (illustrative numbers)"),
     )
 )

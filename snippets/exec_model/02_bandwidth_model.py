@@ -3,7 +3,7 @@
 #
 # GPU 实验在真卡上测 `y = 2 * x` 的有效带宽随张量大小的变化。这里用 RTX 4090 的
 # 模型预测同一条曲线：线程块一波一波铺满 SM（waves），每个 SM 靠驻留的 warp 隐藏
-# 访存时延（利特尔定律），每次调用另有固定的启动开销。所有假设都写在下面。
+# 访存延迟（利特尔定律），每次调用另有固定的启动开销。所有假设都写在下面。
 # The GPU lab measures the effective bandwidth of `y = 2 * x` against tensor size on a
 # real card. Here a model of the RTX 4090 predicts the same curve: blocks fill the SMs
 # wave after wave, each SM hides memory latency with its resident warps (Little's law),
@@ -86,7 +86,7 @@ show(
             T("元素数", "elements"),
             T("波数", "waves"),
             T("最忙 SM 的 warp", "warps on busiest SM"),
-            T("时延隐藏份额", "latency hidden"),
+            T("延迟隐藏份额", "latency hidden"),
             T("内核 µs", "kernel µs"),
             T("每次调用 µs", "per call µs"),
             T("有效带宽 GB/s", "effective GB/s"),

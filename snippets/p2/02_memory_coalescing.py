@@ -116,7 +116,7 @@ def draw_sector_map(names=("contiguous", "misaligned by 1", "stride 2", "stride 
         ax.set_yticks([0, 16, 31])
         ax.set_ylabel("lane", fontsize=8)
         n = label[name]
-        ax.set_title(str(T(f"{n.zh}：{counted} 个 sector", f"{n.en}: {counted} sectors")), fontsize=9, loc="left")
+        ax.set_title(str(T(f"{n.zh}：{counted} 个 sector", f"{n.en}: {counted} sector{'' if counted == 1 else 's'}")), fontsize=9, loc="left")
     axes[-1].set_xlabel(str(T("字节地址（灰线：32 字节 sector 的边界；橙色：被搬运的 sector）",
                               "byte address (grey lines: 32-byte sector boundaries; orange: sectors moved)")))
     fig.tight_layout()

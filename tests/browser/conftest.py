@@ -33,6 +33,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from site_build import SITE_KEY, built_site
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("zh", "en")  # zh is the default language, at the site root; en under /en/
@@ -59,7 +60,6 @@ INSTALL_HINT = (
     "`pip install -e '.[test]'` (never `playwright install`, it cannot download here)"
 )
 
-SITE_KEY = pytest.StashKey[dict]()
 
 
 # -- what is available ---------------------------------------------------------
@@ -93,44 +93,6 @@ def missing() -> str | None:
 
 
 # -- the built site, shared by collection and the tests ------------------------
-
-
-def _say(config, line: str) -> None:
-    reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
-        reporter.write_line(line)
-
-
-def built_site(config) -> dict:
-    """Build the site once per session: ``{"dir": Path}`` or ``{"error": str}``."""
-    state = config.stash.get(SITE_KEY, None)
-    if state is not None:
-        return state
-    given = os.environ.get("SIMTDOCS_SITE_DIR")
-    if given:
-        state = {"dir": Path(given).resolve()}
-        if not (state["dir"] / "index.html").is_file():
-            state = {"error": f"SIMTDOCS_SITE_DIR={given} has no index.html"}
-    else:
-        out = Path(tempfile.mkdtemp(prefix="simtdocs-browser-site-"))
-        _say(config, f"browser tests: building the site once (mkdocs build --strict -d {out}) ...")
-        env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-        proc = subprocess.run(
-            [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800,
-        )
-        if proc.returncode == 0:
-            state = {"dir": out, "tmp": True}
-        else:
-            log = "\n".join(
-                line if len(line) < 400 else line[:400] + " ..."
-                for line in (proc.stdout + proc.stderr).splitlines()
-                if "ERROR" in line or "WARNING" in line or "Error" in line
-            )
-            state = {"error": "mkdocs build --strict failed (browser tests need the site):\n" + log[-4000:]}
-            shutil.rmtree(out, ignore_errors=True)
-    config.stash[SITE_KEY] = state
-    return state
 
 
 def fail_build(state: dict):

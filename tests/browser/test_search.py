@@ -57,12 +57,18 @@ def search(context, base_url, lang, term) -> dict:
         tab.goto(base_url + ("/" if lang == "zh" else "/en/"), wait_until="load")
         box = tab.locator("input.md-search__input")
         box.click()
-        box.fill(term)
-        try:
-            tab.wait_for_selector(".md-search-result__item", timeout=15_000)
-            tab.wait_for_timeout(300)  # let the list settle
-        except Exception:
-            pass  # no result at all: the test reports the meta line
+        # On a loaded machine the search worker may still be indexing when the first
+        # keystrokes arrive and the query is dropped ("Type to start searching"): type
+        # the term again until results show, for up to about 40 s.
+        for _ in range(4):
+            box.fill("")
+            box.type(term)
+            try:
+                tab.wait_for_selector(".md-search-result__item", timeout=10_000)
+                tab.wait_for_timeout(300)  # let the list settle
+                break
+            except Exception:
+                continue  # nothing yet: the test reports the meta line if it stays so
         found = tab.evaluate(RESULTS_JS)
     finally:
         tab.close()

@@ -21,14 +21,6 @@ def run_mkdocs(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    proc = run_mkdocs("build", "--strict", "-d", str(out))
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
-    return out
-
-
-@pytest.fixture(scope="session")
 def mkdocs():
     """``mkdocs(*args, cwd=...)`` runs mkdocs in a subprocess."""
     return run_mkdocs

@@ -16,7 +16,10 @@ window.MathJax = {
 if (typeof document$ !== "undefined") {
   document$.subscribe(() => {
     if (!window.MathJax || !MathJax.typesetPromise) return;
-    MathJax.startup.output.clearCache();
+    // The SVG output has clearFontCache, the CHTML output clearCache: call what exists.
+    const out = MathJax.startup.output;
+    if (out.clearCache) out.clearCache();
+    else if (out.clearFontCache) out.clearFontCache();
     MathJax.typesetClear();
     MathJax.texReset();
     MathJax.typesetPromise();
