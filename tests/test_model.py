@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import kernels as k
 from simtdocs import (
-    H100, InitcheckError, LaunchError, MemcheckError, SynccheckError, cdiv, launch,
+    H100, InitcheckError, LaunchError, MemcheckError, SimulatorError, SynccheckError, cdiv, launch,
 )
 
 
@@ -238,3 +238,31 @@ def test_a_custom_device():
     tiny = dataclasses.replace(H100, name="tiny", sm_count=2, max_threads_per_block=128)
     with pytest.raises(LaunchError, match="tiny allows 128"):
         launch(k.vector_add, grid=1, block=256, device=tiny)
+
+
+def test_python_if_on_thread_arrays_is_explained():
+    def python_if(blk, a):
+        i = blk.bx * blk.bdx + blk.tx
+        if i < 10:  # a CUDA habit that cannot work on arrays of threads
+            blk.load(a, i)
+
+    with pytest.raises(SimulatorError, match=r"python_if \(line \d+: if i < 10:.*\) branches in Python.*blk.branch"):
+        launch(python_if, grid=2, block=32, args=(np.zeros(64, np.float32),))
+
+
+def test_per_block_python_logic_runs_with_one_block_per_pass():
+    def first_block_only(blk, out):
+        if blk.bx[0, 0] == 0:
+            blk.store(out, blk.tx, 1.0)
+
+    out = np.zeros(32, np.float32)
+    launch(first_block_only, grid=4, block=32, args=(out,), blocks_per_pass=1)
+    assert out.sum() == 32
+
+
+def test_an_index_of_the_wrong_shape_says_where():
+    def wrong_shape(blk, a):
+        blk.load(a, np.arange(7))
+
+    with pytest.raises(ValueError, match=r"wrong_shape \(line \d+: blk.load\(a, np.arange\(7\)\)\): the index has shape \(7,\)"):
+        launch(wrong_shape, grid=1, block=32, args=(np.zeros(64, np.float32),))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import linecache
 import sys
+import traceback
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,6 +30,7 @@ from .diagnostics import (
     LaunchError,
     MemcheckError,
     Race,
+    SimulatorError,
     Site,
     SynccheckError,
     fmt3,
@@ -217,9 +219,17 @@ class Block:
         self._lanes_memo = (mask, lanes)
         return lanes
 
-    def _per_lane(self, values, lanes: _Lanes, extra=()) -> np.ndarray:
+    def _per_lane(self, values, lanes: _Lanes, site: Site, extra=(), what: str = "value") -> np.ndarray:
         """A per-thread array (or anything broadcastable to one) as one value per lane."""
-        v = np.broadcast_to(np.asarray(values), (self.nblocks, self.nthreads) + extra)
+        values = np.asarray(values)
+        try:
+            v = np.broadcast_to(values, (self.nblocks, self.nthreads) + extra)
+        except ValueError:
+            raise ValueError(
+                f"{site}: the {what} has shape {values.shape}, which does not fit the threads of this pass: "
+                f"(blocks {self.nblocks}, threads {self.nthreads}{', ' + str(extra[0]) if extra else ''}). "
+                f"Build it from blk.tx/blk.bx… so it has one entry per thread."
+            ) from None
         if lanes.dense:
             return v.reshape((-1,) + extra)
         return v[lanes.b, lanes.t]
@@ -323,11 +333,11 @@ class Block:
                 raise IndexError(f"{site}: {len(index)} indices for an array of {len(shape)} dimensions")
             flat = None
             for axis, (i, n) in enumerate(zip(index, shape)):
-                v = self._per_lane(i, lanes)
+                v = self._per_lane(i, lanes, site, what="index")
                 self._check_bounds(array, v, n, lanes, kind, site, width, axis)
                 flat = v if flat is None else flat * n + v
         else:
-            flat = self._per_lane(index, lanes)
+            flat = self._per_lane(index, lanes, site, what="index")
             self._check_bounds(array, flat, int(np.prod(shape)) - (width - 1), lanes, kind, site, width, None)
         if width > 1:
             bad = flat % width != 0
@@ -436,7 +446,7 @@ class Block:
         cols = flat[:, None] + np.arange(width, dtype=flat.dtype) if width > 1 else flat
         if kind == "read":
             return self._per_thread(mem[cols], lanes, array.dtype, extra)
-        vals = self._per_lane(np.asarray(value, dtype=array.dtype), lanes, extra)
+        vals = self._per_lane(np.asarray(value, dtype=array.dtype), lanes, site, extra)
         if kind == "atomic":
             np.add.at(mem, cols, vals)
         else:
@@ -468,7 +478,7 @@ class Block:
             self._hazards("read-after-write", site, arr, arr.writers, arr.readers, key, warp_bit)
             return self._per_thread(data[key].reshape((-1,) + extra), lanes, arr.dtype, extra)
         self._hazards("write-after-read", site, arr, arr.readers, arr.writers, key, warp_bit)
-        data[key] = self._per_lane(np.asarray(value, dtype=arr.dtype), lanes, extra).reshape(-1)
+        data[key] = self._per_lane(np.asarray(value, dtype=arr.dtype), lanes, site, extra).reshape(-1)
         arr.written.reshape(-1)[key] = True
         return None
 
@@ -527,7 +537,7 @@ class Block:
         cond = np.broadcast_to(np.asarray(cond, dtype=bool), (self.nblocks, self.nthreads))
         c.branches += self._issue(c, lanes)
         if lanes.count:
-            taken = np.add.reduceat(self._per_lane(cond, lanes).astype(np.int32), lanes.starts)
+            taken = np.add.reduceat(self._per_lane(cond, lanes, site, what="condition").astype(np.int32), lanes.starts)
             reached = np.diff(lanes.starts, append=lanes.count)
             c.divergent_branches += int(np.count_nonzero((taken > 0) & (taken < reached)))
         if mask is None:
@@ -669,7 +679,18 @@ def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: in
     per_pass = blocks_per_pass or max(1, THREADS_PER_PASS // threads)
     for first in range(0, total, per_pass):
         blk = Block(state, first, min(per_pass, total - first))
-        kernel(blk, *args)
+        try:
+            kernel(blk, *args)
+        except ValueError as exc:
+            if "truth value of an array" not in str(exc):
+                raise
+            # A Python `if` on a per-thread or per-block array: say where and what to do.
+            frame = traceback.extract_tb(exc.__traceback__)[-1]
+            raise SimulatorError(
+                f"{name} (line {frame.lineno}: {frame.line}) branches in Python on an array of threads "
+                f"or blocks. Threads take branches with masks (m = cond; blk.load(..., mask=m)) or "
+                f"blk.branch(cond); for Python logic per block, launch with blocks_per_pass=1."
+            ) from exc
     for counters in stats.by_site.values():
         stats.totals.add(counters)
     return stats
