@@ -219,17 +219,21 @@ class Block:
         self._lanes_memo = (mask, lanes)
         return lanes
 
-    def _per_lane(self, values, lanes: _Lanes, site: Site, extra=(), what: str = "value") -> np.ndarray:
-        """A per-thread array (or anything broadcastable to one) as one value per lane."""
+    def _per_thread_view(self, values, site: Site, extra=(), what: str = "value") -> np.ndarray:
+        """``values`` broadcast to (blocks, threads[, extra]), or an error that says where."""
         values = np.asarray(values)
         try:
-            v = np.broadcast_to(values, (self.nblocks, self.nthreads) + extra)
+            return np.broadcast_to(values, (self.nblocks, self.nthreads) + extra)
         except ValueError:
             raise ValueError(
                 f"{site}: the {what} has shape {values.shape}, which does not fit the threads of this pass: "
                 f"(blocks {self.nblocks}, threads {self.nthreads}{', ' + str(extra[0]) if extra else ''}). "
                 f"Build it from blk.tx/blk.bx… so it has one entry per thread."
             ) from None
+
+    def _per_lane(self, values, lanes: _Lanes, site: Site, extra=(), what: str = "value") -> np.ndarray:
+        """A per-thread array (or anything broadcastable to one) as one value per lane."""
+        v = self._per_thread_view(values, site, extra, what)
         if lanes.dense:
             return v.reshape((-1,) + extra)
         return v[lanes.b, lanes.t]
@@ -534,7 +538,7 @@ class Block:
         site = self._site()
         c = self._counters(site)
         lanes = self._lanes(mask)
-        cond = np.broadcast_to(np.asarray(cond, dtype=bool), (self.nblocks, self.nthreads))
+        cond = self._per_thread_view(np.asarray(cond, dtype=bool), site, what="condition")
         c.branches += self._issue(c, lanes)
         if lanes.count:
             taken = np.add.reduceat(self._per_lane(cond, lanes, site, what="condition").astype(np.int32), lanes.starts)
