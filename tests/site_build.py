@@ -19,6 +19,13 @@ ROOT = Path(__file__).resolve().parents[1]
 SITE_KEY = pytest.StashKey[dict]()
 
 
+def run_mkdocs(*args: str, cwd: Path = ROOT, timeout: int = 1800) -> subprocess.CompletedProcess:
+    """``mkdocs *args`` in a subprocess, output captured."""
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    return subprocess.run([sys.executable, "-m", "mkdocs", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
 def _say(config, line: str) -> None:
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
@@ -38,11 +45,7 @@ def built_site(config) -> dict:
     else:
         out = Path(tempfile.mkdtemp(prefix="simtdocs-browser-site-"))
         _say(config, f"building the site once for the session (mkdocs build --strict -d {out}) ...")
-        env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-        proc = subprocess.run(
-            [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800,
-        )
+        proc = run_mkdocs("build", "--strict", "-d", str(out))
         if proc.returncode == 0:
             state = {"dir": out, "tmp": True}
         else:

@@ -10,7 +10,7 @@
 import numpy as np
 
 from simtdocs import H100, cdiv, launch
-from simtdocs.docs import T, Table, glue, show
+from simtdocs.docs import Table, glue, show
 
 
 # %%

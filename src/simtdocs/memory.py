@@ -65,18 +65,18 @@ def count_wavefronts(words: np.ndarray, starts: np.ndarray, banks: int = 32) -> 
     total = int(starts.size - np.count_nonzero(spread))
     if not spread.any():
         return total
-    if full and k == 1:
-        # A warp whose lanes step through words with a constant stride s hits
-        # gcd(s, 32) words in every bank it touches: the textbook case, no sort needed.
-        wide = rows[spread]
-        step = np.diff(wide, axis=1)
-        even = (step == step[:, :1]).all(axis=1)
-        total += int(np.gcd(step[even, 0], banks).sum())
-        rows, spread = wide[~even], np.ones(int(np.count_nonzero(~even)), bool)
-        if not spread.any():
-            return total
     if full:
-        ordered = np.sort(rows[spread], axis=1)
+        rest = rows[spread]
+        if k == 1:
+            # A warp whose lanes step through words with a constant stride s hits
+            # gcd(s, 32) words in every bank it touches: the textbook case, no sort needed.
+            step = np.diff(rest, axis=1)
+            even = (step == step[:, :1]).all(axis=1)
+            total += int(np.gcd(step[even, 0], banks).sum())
+            rest = rest[~even]
+            if rest.size == 0:
+                return total
+        ordered = np.sort(rest, axis=1)
         new = np.empty(ordered.shape, dtype=bool)
         new[:, 0] = True
         np.not_equal(ordered[:, 1:], ordered[:, :-1], out=new[:, 1:])

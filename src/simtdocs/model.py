@@ -478,7 +478,7 @@ class Block:
         if kind == "read":
             unwritten = ~arr.written.reshape(-1)[key]
             if unwritten.any():
-                self._raise_uninitialized(site, arr, lanes, int(np.argmax(unwritten)) // width, key, unwritten, width)
+                self._raise_uninitialized(site, arr, lanes, int(key[np.argmax(unwritten)]), int(np.argmax(unwritten)) // width, width)
             self._hazards("read-after-write", site, arr, arr.writers, arr.readers, key, warp_bit)
             return self._per_thread(data[key].reshape((-1,) + extra), lanes, arr.dtype, extra)
         self._hazards("write-after-read", site, arr, arr.readers, arr.writers, key, warp_bit)
@@ -517,8 +517,8 @@ class Block:
             block, _ = self._thread_of(b, 0)
             self._L.stats.races.append(Race(kind, block, warp, other, arr.name, element, site, _unravel(element, arr.shape)))
 
-    def _raise_uninitialized(self, site, arr, lanes, lane, key, unwritten, width):
-        b, element = divmod(int(key[int(np.argmax(unwritten))]), arr.size)
+    def _raise_uninitialized(self, site, arr, lanes, key: int, lane: int, width: int):
+        element = key % arr.size
         block, thread = self._thread_of(int(lanes.b[lane]), int(lanes.t[lane]))
         raise InitcheckError(
             f"Uninitialized __shared__ memory read of size {arr.dtype.itemsize * width} bytes\n"
@@ -600,7 +600,7 @@ class Block:
         tid = np.arange(warps * 32).reshape(warps, 32)
         src = tid - np.arange(32) + source_lane[None, :]
         ok = (source_lane[None, :] >= 0) & (source_lane[None, :] < 32) & (src < self.nthreads)
-        src = np.where(ok, src, tid)[:, :].reshape(-1)[: self.nthreads]
+        src = np.where(ok, src, tid).reshape(-1)[: self.nthreads]
         return v[:, src].copy()
 
     def shfl_down(self, value, delta: int, mask=None):

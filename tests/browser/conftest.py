@@ -24,9 +24,6 @@ import http.server
 import os
 import re
 import shutil
-import subprocess
-import sys
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path

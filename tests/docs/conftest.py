@@ -1,23 +1,8 @@
-"""The strict site build is slow: build once per session and share the output."""
-
-from __future__ import annotations
-
-import os
-import subprocess
-import sys
-from pathlib import Path
+"""Fixtures of the site tests; the strict build itself is shared (tests/site_build.py)."""
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-MKDOCS = [sys.executable, "-m", "mkdocs"]
-
-
-def run_mkdocs(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    return subprocess.run(
-        [*MKDOCS, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=900
-    )
+from site_build import run_mkdocs
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from simtdocs.docs import Figure, Table
+from simtdocs.docs import Figure
 from simtdocs.docs.display import Recorder, recording
 
 ROOT = Path(__file__).resolve().parents[2]

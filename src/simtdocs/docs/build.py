@@ -21,7 +21,6 @@ import linecache
 import re
 import traceback
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .display import Glued, Recorder, recording
 from .snippets import expand_with_map, repo_root

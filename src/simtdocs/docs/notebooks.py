@@ -9,7 +9,6 @@ the simulator changes.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from .snippets import SECTION_MARK, repo_root
