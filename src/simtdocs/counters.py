@@ -36,20 +36,27 @@ EXTRA_ISSUE_CYCLES_PER_EXTRA_WAVEFRONT = 1  # a bank conflict replays the access
 
 @dataclass
 class Counters:
-    """Event counts of a kernel, or of one of its source lines."""
+    """Event counts of a kernel, or of one of its source lines.
 
-    warp_instructions: int = 0
-    active_lanes: int = 0  # summed over warp instructions
-    branches: int = 0
-    divergent_branches: int = 0
-    barriers: int = 0  # one per block per __syncthreads()
-    requests: int = 0  # warp-level global memory instructions (loads, stores, atomics)
-    sectors: int = 0
-    requested_bytes: int = 0
-    atomics: int = 0
-    shared_requests: int = 0
-    shared_wavefronts: int = 0
-    shuffles: int = 0
+    Every count is per *warp instruction*: an instruction executed by a warp with at least
+    one active lane. The Nsight Compute metric each one mirrors is named beside it.
+    """
+
+    warp_instructions: int = 0  # smsp__inst_executed
+    active_lanes: int = 0  # smsp__thread_inst_executed (summed over warp instructions)
+    branches: int = 0  # smsp__sass_branch_targets
+    divergent_branches: int = 0  # smsp__sass_branch_targets_threads_divergent
+    barriers: int = 0  # one per block per __syncthreads() (smsp__inst_executed_op_bar, per block)
+    requests: int = 0  # global loads, stores, atomics (l1tex__t_requests_pipe_lsu_mem_global)
+    sectors: int = 0  # l1tex__t_sectors_pipe_lsu_mem_global
+    requested_bytes: int = 0  # bytes the active lanes asked for
+    atomics: int = 0  # warp-level atomic instructions, global and shared
+    atomic_conflicts: int = 0  # lanes of a warp atomic that hit an element another lane of it hits
+    shared_requests: int = 0  # shared loads, stores, atomics (smsp__inst_executed_op_shared_ld/st)
+    shared_wavefronts: int = 0  # l1tex__data_pipe_lsu_wavefronts_mem_shared
+    shared_ideal_wavefronts: int = 0  # the fewest wavefronts the same accesses could take
+    shuffles: int = 0  # warp shuffle instructions (__shfl_*_sync)
+    votes: int = 0  # warp vote instructions (__ballot_sync, __any_sync, __all_sync)
 
     def add(self, other: "Counters") -> None:
         for f in fields(self):
@@ -74,9 +81,14 @@ class Counters:
         return self.sectors / self.requests if self.requests else 0.0
 
     @property
+    def shared_bank_conflicts(self) -> int:
+        """Wavefronts beyond the ideal: Nsight's l1tex__data_bank_conflicts_pipe_lsu_mem_shared."""
+        return self.shared_wavefronts - self.shared_ideal_wavefronts
+
+    @property
     def shared_ways(self) -> float:
-        """Average wavefronts per shared request: 1.0 means no bank conflict."""
-        return self.shared_wavefronts / self.shared_requests if self.shared_requests else 0.0
+        """Wavefronts over ideal wavefronts: 1.0 means no bank conflict, 32.0 a 32-way one."""
+        return self.shared_wavefronts / self.shared_ideal_wavefronts if self.shared_ideal_wavefronts else 0.0
 
     @property
     def branch_efficiency(self) -> float:
@@ -89,7 +101,8 @@ class TimeEstimate:
 
     ``dram_s`` = sectors × 32 B / memory bandwidth (every sector comes from DRAM: no cache).
     ``issue_s`` = issue cycles / (SMs × schedulers × instructions per cycle × clock), where
-    issue cycles = warp instructions + one extra cycle per extra shared wavefront, and the
+    issue cycles = warp instructions + one extra cycle per bank conflict (a wavefront beyond the
+    ideal), and the
     work is spread evenly over all SMs. Latency, caches and launch overhead are left out.
     """
 
@@ -167,7 +180,7 @@ class Stats:
         d = self.device
         t = self.totals
         dram = t.sectors * d.sector_bytes / d.memory_bandwidth
-        cycles = t.warp_instructions + EXTRA_ISSUE_CYCLES_PER_EXTRA_WAVEFRONT * (t.shared_wavefronts - t.shared_requests)
+        cycles = t.warp_instructions + EXTRA_ISSUE_CYCLES_PER_EXTRA_WAVEFRONT * t.shared_bank_conflicts
         rate = d.sm_count * d.schedulers_per_sm * WARP_INSTRUCTIONS_PER_SCHEDULER_PER_CYCLE * d.clock_hz
         return TimeEstimate(dram_s=dram, issue_s=cycles / rate)
 

@@ -4,13 +4,18 @@
   comes first, as ``cudaGetErrorName`` would print it).
 * ``MemcheckError``: an out-of-bounds or misaligned access (``memcheck``).
 * ``SynccheckError``: ``__syncthreads()`` reached by only part of a block (``synccheck``).
-* ``InitcheckError``: a read of shared memory nobody wrote (``initcheck``).
+* ``InitcheckError``: a read of a ``__shared__`` word no thread of the block wrote. The real
+  ``initcheck`` looks at *global* memory (``cudaMalloc`` without a write); shared memory is
+  where a tile that was never filled goes unnoticed in a simulator, so that is what this
+  one checks.
 * ``Race``: one shared-memory hazard between two warps of a block inside one barrier
-  phase (``racecheck``). Races are recorded, not raised: the simulated result is right,
-  because the simulator runs every warp in lock step, which a real GPU does not.
+  phase (``racecheck``): read-after-write, write-after-read or write-after-write. Races are
+  recorded, not raised: the simulated result is one valid order (warps in turn), but a real
+  GPU may pick another.
 
-The model checks hazards *between warps* only. Real hardware since Volta lets the lanes of
-one warp drift apart as well, and ``racecheck`` flags hazards inside a warp too.
+``launch(..., tools=...)`` chooses which checks run, like ``compute-sanitizer --tool``. The
+model checks hazards *between warps* only. Real hardware since Volta lets the lanes of one
+warp drift apart as well, and ``racecheck`` flags hazards inside a warp too.
 """
 
 from __future__ import annotations
@@ -52,12 +57,21 @@ class Site:
         return f"{self.kernel} (line {self.lineno}{text})"
 
 
+#: The checks ``launch(..., tools=...)`` can turn on, as ``compute-sanitizer --tool`` names them.
+TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
+
+RACE_KINDS = ("read-after-write", "write-after-read", "write-after-write")
+
+
 @dataclass(frozen=True)
 class Race:
     """A shared-memory hazard between two warps of one block in one barrier phase.
 
-    ``kind`` is ``"read-after-write"`` (``warp`` read a word ``other_warp`` had written) or
-    ``"write-after-read"`` (``warp`` overwrote a word ``other_warp`` had read).
+    ``kind`` is ``"read-after-write"`` (``warp`` read a word ``other_warp`` had written),
+    ``"write-after-read"`` (``warp`` overwrote a word ``other_warp`` had read) or
+    ``"write-after-write"`` (both wrote it: which value stays depends on their order).
+    ``site`` is this access; ``other_site`` the latest earlier access of the other kind
+    (the latest write for the two ``-after-write`` kinds), as racecheck names both lines.
     """
 
     kind: str
@@ -68,6 +82,7 @@ class Race:
     address: int  # flat element index
     site: Site
     index: str = ""  # the element as the kernel indexes it, e.g. "[1][0]"
+    other_site: Site | None = None
 
     @property
     def where(self) -> str:
@@ -75,10 +90,13 @@ class Race:
 
     @property
     def message(self) -> str:
-        if self.kind == "read-after-write":
-            what = f"reads shared {self.array}{self.where}, written in this phase by warp {self.other_warp}"
-        else:
-            what = f"writes shared {self.array}{self.where}, read in this phase by warp {self.other_warp}"
+        verb, earlier = {
+            "read-after-write": ("reads", "written"),
+            "write-after-read": ("writes", "read"),
+            "write-after-write": ("writes", "written"),
+        }[self.kind]
+        line = f" at line {self.other_site.lineno}" if self.other_site else ""
+        what = f"{verb} shared {self.array}{self.where}, {earlier} in this phase by warp {self.other_warp}{line}"
         return f"warp {self.warp} {what}, with no sync between"
 
     def __str__(self) -> str:
