@@ -1,0 +1,432 @@
+"""The reference engine alone, on cases whose counts are derived by hand in the comments.
+
+These numbers are the definitions the fast engine is held to (tests/test_engines_agree.py).
+"""
+
+import numpy as np
+import pytest
+
+from simtdocs import H100, InitcheckError, LaunchError, MemcheckError, SimulatorError, SynccheckError
+from simtdocs.reference import launch
+
+
+def line(stats, text):
+    """The counters of the one kernel line whose source contains ``text``."""
+    (c,) = [lc.counters for lc in stats.lines if text in lc.site.source]
+    return c
+
+
+def filled(blk, shape, dtype, name="s"):
+    """A shared array every element of which has been written, and a barrier after."""
+    s = blk.shared(shape, dtype, name=name)
+    size = int(np.prod(shape))
+    for first in range(0, size, blk.nthreads):
+        blk.store(s, np.minimum(first + blk.tid, size - 1), 1)
+    blk.sync()
+    return s
+
+
+# -- geometry ---------------------------------------------------------------------------------
+
+def test_thread_and_block_indices_are_x_fastest():
+    seen = {}
+
+    def kernel(blk):
+        seen[(int(blk.bx[0, 0]), int(blk.by[0, 0]), int(blk.bz[0, 0]))] = (blk.tx.copy(), blk.ty.copy(), blk.tz.copy())
+        assert blk.nblocks == 1 and blk.tid.shape == (1, 24)
+
+    launch(kernel, grid=(2, 3, 2), block=(4, 3, 2))
+    assert len(seen) == 12
+    tx, ty, tz = seen[(1, 2, 1)]
+    assert tx[0, :6].tolist() == [0, 1, 2, 3, 0, 1] and ty[0, 4] == 1 and tz[0, 12] == 1
+
+
+# -- shared memory: phases, wavefronts, ideal wavefronts ------------------------------------
+
+@pytest.mark.parametrize("dtype, width, index, wavefronts, ideal", [
+    # float32 s[tx]: 32 words in 32 banks, one wavefront.
+    (np.float32, 1, lambda tx: tx, 1, 1),
+    # float32 s[32·tx]: every lane in bank 0, 32 distinct words: 32 wavefronts, 1 ideal.
+    (np.float32, 1, lambda tx: 32 * tx, 32, 1),
+    # every lane reads s[0]: a broadcast, one wavefront.
+    (np.float32, 1, lambda tx: 0 * tx, 1, 1),
+    # int8 s[tx]: 32 bytes = 8 words, one wavefront.
+    (np.int8, 1, lambda tx: tx, 1, 1),
+    # float64 s[tx]: two half-warp phases of 16 lanes × 2 words = 32 words each: 2, ideal 2.
+    (np.float64, 1, lambda tx: tx, 2, 2),
+    # float64 s[2·tx]: per phase lanes tx and tx+8 both hit banks 4tx%32, 4tx%32+1 with
+    # different words: 2 wavefronts per phase, 4 in all; 32 distinct words a phase: ideal 2.
+    (np.float64, 1, lambda tx: 2 * tx, 4, 2),
+    # float4 s[4·tx] (float32, width 4): four quarter-warp phases of 8 lanes × 4 words: 4, ideal 4.
+    (np.float32, 4, lambda tx: 4 * tx, 4, 4),
+    # double2 s[2·tx] (float64, width 2): same 16 bytes a lane: 4, ideal 4.
+    (np.float64, 2, lambda tx: 2 * tx, 4, 4),
+])
+def test_shared_wavefronts_by_phase(dtype, width, index, wavefronts, ideal):
+    def kernel(blk):
+        s = filled(blk, 1024 * width, dtype)
+        blk.load(s, index(blk.tx), width=width)
+
+    c = line(launch(kernel, grid=1, block=32), "blk.load(s, index")
+    assert (c.shared_requests, c.shared_wavefronts, c.shared_ideal_wavefronts) == (1, wavefronts, ideal)
+    assert c.shared_bank_conflicts == wavefronts - ideal
+
+
+def test_transposed_16x16_float64_tile_takes_32_wavefronts_per_request():
+    # A warp is rows ty = 2w, 2w+1 of the block. s[tx, ty] is word 2·(16·tx + ty) (+1):
+    # bank 2·ty (+1), one distinct word per tx, so each 16-lane phase needs 16 wavefronts.
+    def kernel(blk):
+        s = blk.shared((16, 16), np.float64, name="tile")
+        blk.store(s, (blk.ty, blk.tx), 1.0)  # row-major: conflict-free
+        blk.sync()
+        blk.load(s, (blk.tx, blk.ty))
+
+    stats = launch(kernel, grid=1, block=(16, 16))
+    store, load = line(stats, "blk.store"), line(stats, "blk.load")
+    assert (store.shared_requests, store.shared_wavefronts, store.shared_bank_conflicts) == (8, 16, 0)
+    assert (load.shared_requests, load.shared_wavefronts, load.shared_ideal_wavefronts) == (8, 8 * 32, 8 * 2)
+    assert load.shared_ways == 16.0
+
+
+# -- global memory: sectors, index dtypes, views ---------------------------------------------
+
+def test_int16_gather_4kb_apart_touches_32_sectors():
+    # tx·1024 fits int16; the byte address tx·4096 would not: it is computed in int64.
+    def gather(blk, a, out):
+        v = blk.load(a, (blk.tx * 1024).astype(np.int16))
+        blk.store(out, blk.tx, v)
+
+    a = np.arange(32 * 1024, dtype=np.float32)
+    out = np.zeros(32, np.float32)
+    stats = launch(gather, grid=1, block=32, args=(a, out))
+    assert line(stats, "blk.load").sectors == 32
+    np.testing.assert_array_equal(out, a[::1024])
+
+
+def test_uint8_tuple_index_does_not_overflow():
+    def column(blk, A, out):
+        v = blk.load(A, (blk.tx.astype(np.uint8), np.zeros_like(blk.tx, np.uint8)))
+        blk.store(out, blk.tx, v)
+
+    A = np.arange(40 * 300, dtype=np.float32).reshape(40, 300)
+    out = np.zeros(32, np.float32)
+    stats = launch(column, grid=1, block=32, args=(A, out))
+    np.testing.assert_array_equal(out, A[:32, 0])
+    assert line(stats, "blk.load").sectors == 32  # rows 1200 bytes apart
+
+
+def test_a_view_starts_at_its_byte_offset():
+    def read(blk, a):
+        blk.load(a, blk.tx)
+
+    base = np.zeros(64, np.float32)
+    assert launch(read, grid=1, block=32, args=(base,)).sectors == 4
+    # a[1:] starts at byte 4: 32 floats cover bytes 4..131, sectors 0..4.
+    assert launch(read, grid=1, block=32, args=(base[1:],)).sectors == 5
+
+
+def test_vector_load_through_a_misaligned_view_is_an_error():
+    def read4(blk, a):
+        blk.load(a, 4 * blk.tx, width=4)
+
+    base = np.zeros(256, np.float32)
+    assert launch(read4, grid=1, block=32, args=(base[8:],)).sectors == 16  # byte 32: aligned
+    with pytest.raises(MemcheckError, match="cudaErrorMisalignedAddress"):
+        launch(read4, grid=1, block=32, args=(base[1:],))
+
+
+def test_float_index_and_axis_out_of_bounds_are_located():
+    def float_index(blk, a):
+        blk.load(a, blk.tx * 1.0)
+
+    with pytest.raises(TypeError, match=r"float_index \(line \d+: .*\): index must be an integer"):
+        launch(float_index, grid=1, block=32, args=(np.zeros(32),))
+
+    def past_column(blk, A):
+        blk.load(A, (0 * blk.tx, blk.tx))
+
+    with pytest.raises(MemcheckError, match=r"(?s)Invalid __global__ read of size 8.*by thread \(20,0,0\).*index 20"):
+        launch(past_column, grid=1, block=32, args=(np.zeros((10, 20)),))
+
+
+def test_later_lanes_warps_and_blocks_win_a_store():
+    def everyone_writes_one(blk, out):
+        blk.store(out, 0 * blk.tid, blk.bx * 1000 + blk.tid)
+
+    out = np.zeros(1, np.int64)
+    launch(everyone_writes_one, grid=3, block=40, args=(out,))
+    assert out[0] == 2039
+
+
+# -- races ------------------------------------------------------------------------------------
+
+def test_two_warps_writing_one_word_is_a_write_after_write_naming_both_lines():
+    def two_writers(blk):
+        s = blk.shared(1, np.int32, name="s")
+        blk.store(s, 0 * blk.tx, 1, mask=blk.warp == 0)  # first write
+        blk.store(s, 0 * blk.tx, 2, mask=blk.warp == 1)  # second write
+
+    (race,) = launch(two_writers, grid=1, block=64).races
+    assert (race.kind, race.warp, race.other_warp, race.array, race.address) == ("write-after-write", 1, 0, "s", 0)
+    assert race.site.source.endswith("# second write") and race.other_site.source.endswith("# first write")
+
+
+def test_one_store_by_two_warps_to_one_word_races_with_itself():
+    def same_store(blk):
+        s = blk.shared(4, np.int32, name="s")
+        blk.store(s, 0 * blk.tx, blk.tx)
+
+    (race,) = launch(same_store, grid=1, block=64).races
+    assert (race.kind, race.warp, race.other_warp, race.site) == ("write-after-write", 1, 0, race.other_site)
+
+
+def test_race_kinds_sites_and_order():
+    def kernel(blk):
+        s = blk.shared(64, np.float32, name="s")
+        blk.store(s, blk.tx, 1.0)  # A
+        v = blk.load(s, 63 - blk.tx)  # B
+        blk.store(s, blk.tx, v)  # C
+        blk.store(s, 63 - blk.tx, v)  # D
+
+    stats = launch(kernel, grid=2, block=64)
+    got = [(r.block[0], r.kind, r.warp, r.other_warp, r.address, r.site.source[-1], r.other_site.source[-1])
+           for r in stats.races]
+    # B: warp 0 reads s[63..32], which warp 1 wrote at A (thread 0 first: s[63]).
+    # C: warp 0 writes s[0..31], which warp 1 read at B. No WAW: warp 0 itself wrote them at A.
+    # D: warp 0 writes s[63..32]: only warp 0 read them (B), but warp 1 wrote them at C.
+    # One record per instruction, block and kind, ordered by instruction, then block.
+    assert got == [
+        (0, "read-after-write", 0, 1, 63, "B", "A"), (1, "read-after-write", 0, 1, 63, "B", "A"),
+        (0, "write-after-read", 0, 1, 0, "C", "B"), (1, "write-after-read", 0, 1, 0, "C", "B"),
+        (0, "write-after-write", 0, 1, 63, "D", "C"), (1, "write-after-write", 0, 1, 63, "D", "C"),
+    ]
+
+
+def test_race_kinds_of_one_instruction_come_in_order_raw_war_waw():
+    def kernel(blk):
+        s = blk.shared(64, np.float32, name="s")
+        blk.store(s, blk.tx, 1.0, mask=blk.warp == 1)  # A: warp 1 writes s[32..63]
+        blk.load(s, blk.tx + 32, mask=blk.warp == 0)  # B: warp 0 reads them (RAW)
+        blk.store(s, 32 + blk.tx % 32, 2.0)  # C: warp 0 rewrites what warp 1 wrote (WAW) ...
+
+    kinds = [(r.kind, r.warp, r.other_warp) for r in launch(kernel, grid=1, block=64).races]
+    # ... and warp 1 what warp 0 read at B (WAR) and wrote just before in this instruction (WAW).
+    assert kinds == [("read-after-write", 0, 1), ("write-after-read", 1, 0), ("write-after-write", 0, 1)]
+
+
+def test_racecheck_off_records_nothing():
+    def same_store(blk):
+        s = blk.shared(4, np.int32, name="s")
+        blk.store(s, 0 * blk.tx, blk.tx)
+
+    assert launch(same_store, grid=1, block=64, tools=("memcheck",)).races == []
+
+
+def test_hazards_inside_one_warp_are_not_tracked():
+    def within_one_warp(blk):
+        s = blk.shared(32, np.float32, name="s")
+        blk.store(s, blk.tx, 1.0)
+        blk.load(s, 31 - blk.tx)
+
+    assert launch(within_one_warp, grid=4, block=32).races == []
+
+
+# -- barriers ---------------------------------------------------------------------------------
+
+def test_a_sync_no_thread_of_a_block_reaches_is_no_barrier():
+    def first_block_syncs(blk):
+        s = blk.shared(64, np.float32, name="s")
+        blk.store(s, blk.tx, 1.0)
+        blk.sync(mask=np.broadcast_to(blk.bx == 0, (1, blk.nthreads)))
+        blk.load(s, 63 - blk.tx)
+
+    stats = launch(first_block_syncs, grid=2, block=64)
+    assert stats.barriers == 1
+    assert line(stats, "blk.sync").warp_instructions == 2  # block 0's two warps only
+    assert [(r.block, r.kind) for r in stats.races] == [((1, 0, 0), "read-after-write")]
+
+
+def test_a_sync_part_of_a_block_reaches_is_a_synccheck_error():
+    def half(blk):
+        blk.sync(mask=blk.tx < 40)
+
+    with pytest.raises(SynccheckError, match=r"reached by 40 of 64 threads of block \(0,0,0\)"):
+        launch(half, grid=1, block=64)
+    stats = launch(half, grid=1, block=64, tools=("memcheck", "racecheck", "initcheck"))
+    assert (stats.barriers, stats.warp_instructions, stats.active_lanes) == (1, 2, 40)
+
+
+def test_syncwarp_issues_and_does_nothing_else():
+    def kernel(blk):
+        blk.syncwarp(mask=blk.tx < 33)
+
+    stats = launch(kernel, grid=2, block=64)
+    assert (stats.warp_instructions, stats.active_lanes, stats.barriers) == (4, 66, 0)
+
+
+# -- control ----------------------------------------------------------------------------------
+
+def test_divergence_and_alu_are_counted_per_warp():
+    def even_odd(blk):
+        even = blk.branch(blk.tx % 2 == 0, mask=blk.tx < 48)
+        blk.alu(3, mask=even)
+
+    stats = launch(even_odd, grid=1, block=64)
+    # Warp 0: 32 lanes disagree; warp 1: lanes 32..47 disagree. alu: 3 ops × 2 warps, 16 + 8 lanes.
+    assert (stats.branches, stats.divergent_branches) == (2, 2)
+    assert line(stats, "blk.alu").warp_instructions == 6 and line(stats, "blk.alu").active_lanes == 3 * 24
+
+
+# -- warp-level -------------------------------------------------------------------------------
+
+def run_warp(op, block=32):
+    out = {}
+
+    def kernel(blk):
+        out["v"] = op(blk)
+
+    stats = launch(kernel, grid=1, block=block)
+    return out["v"][0], stats
+
+
+def test_shuffles():
+    v, stats = run_warp(lambda blk: blk.shfl_up(blk.tx * 10, 1))
+    assert v[:3].tolist() == [0, 0, 10] and v[31] == 300  # lane 0 has no lane −1: keeps its own
+    assert (stats.shuffles, stats.warp_instructions) == (1, 1)
+    v, _ = run_warp(lambda blk: blk.shfl_down(blk.tx * 10, 16))
+    assert v[0] == 160 and v[16] == 160 and v[31] == 310  # lanes 16.. have no lane 32..: own
+    v, _ = run_warp(lambda blk: blk.shfl_xor(blk.tx, 1))
+    assert v[:4].tolist() == [1, 0, 3, 2]
+    v, _ = run_warp(lambda blk: blk.shfl(blk.tx * 10, 5))
+    assert set(v.tolist()) == {50}
+    v, _ = run_warp(lambda blk: blk.shfl(blk.tx * 10, 33 - blk.tx))  # (33 − l) % 32
+    assert v[0] == 10 and v[1] == 0 and v[2] == 310
+    v, _ = run_warp(lambda blk: blk.shfl_down(np.stack([blk.tx, -blk.tx], axis=-1), 1))
+    assert v[0].tolist() == [1, -1]  # a trailing axis travels with the lane
+
+
+def test_a_shuffle_from_an_inactive_lane_is_an_error():
+    with pytest.raises(SimulatorError, match=r"(?s)line \d+.*block \(0,0,0\).*lanes 15 read lanes 16"):
+        run_warp(lambda blk: blk.shfl_down(blk.tx, 1, mask=blk.tx < 16))
+    # Block of 40: thread 32 (lane 0 of warp 1) reads lane 8 of warp 1, thread 40: past the block.
+    with pytest.raises(SimulatorError, match=r"warp 1: lanes 0–7 read lanes 8–15"):
+        run_warp(lambda blk: blk.shfl_down(blk.tx, 8), block=40)
+    v, _ = run_warp(lambda blk: blk.shfl_down(blk.tx, 8, mask=blk.tx < 32), block=40)
+    assert v[0] == 8 and v[35] == 35  # inactive threads keep their own value
+
+
+def test_votes():
+    pred = lambda blk: blk.tx % 3 == 0  # noqa: E731
+    v, stats = run_warp(lambda blk: blk.ballot(pred(blk), mask=blk.tx < 40), block=64)
+    bits = sum(1 << lane for lane in range(0, 32, 3))
+    warp1 = sum(1 << (t - 32) for t in range(33, 40, 3))
+    assert v.dtype == np.uint32 and v[0] == bits and v[32] == warp1 and v[40] == 0
+    assert (stats.votes, stats.warp_instructions, stats.active_lanes) == (2, 2, 40)
+    v, _ = run_warp(lambda blk: blk.any(blk.tx == 35, mask=blk.tx < 40), block=64)
+    assert v[:32].tolist() == [False] * 32 and v[32:40].all() and not v[40:].any()
+    v, _ = run_warp(lambda blk: blk.all(blk.tx < 40, mask=blk.tx < 40), block=64)
+    assert v[:40].all() and not v[40:].any()
+    v, _ = run_warp(lambda blk: blk.all(blk.tx < 40), block=64)
+    assert v[:32].all() and not v[32:].any()
+
+
+# -- atomics ----------------------------------------------------------------------------------
+
+def test_a_ticket_counter_hands_out_0_to_n_minus_1():
+    def tickets(blk, counter, out):
+        ticket = blk.atomic_add(counter, 0 * blk.tid, 1)
+        blk.store(out, blk.bx * blk.bdx + blk.tid, ticket)
+
+    counter, out = np.zeros(1, np.int32), np.zeros(3 * 40, np.int32)
+    stats = launch(tickets, grid=3, block=40, args=(counter, out))
+    assert counter[0] == 120 and out.tolist() == list(range(120))
+    c = line(stats, "atomic_add")
+    # 2 warps a block (32 + 8 lanes): conflicts 31 + 7 per block; one sector; a store's bytes.
+    assert (c.atomics, c.atomic_conflicts, c.requests, c.sectors, c.requested_bytes) == (6, 3 * 38, 6, 6, 480)
+
+
+def test_shared_atomics_return_old_values_in_lane_order():
+    got = {}
+
+    def kernel(blk):
+        s = blk.shared(4, np.int32, name="h")
+        blk.store(s, blk.tx % 4, 0, mask=blk.tx < 4)
+        blk.sync()
+        got["add"] = blk.atomic_add(s, blk.tx % 2, blk.tx)
+        got["max"] = blk.atomic_max(s, 0 * blk.tx + 2, blk.tx % 5)
+        got["min"] = blk.atomic_min(s, 0 * blk.tx + 3, -blk.tx)
+        got["exch"] = blk.atomic_exch(s, 0 * blk.tx + 3, blk.tx)
+        got["cas"] = blk.atomic_cas(s, 0 * blk.tx, 0 * blk.tx + 240, 7, mask=blk.tx < 3)
+        got["final"] = blk.load(s, blk.tx % 4)
+
+    stats = launch(kernel, grid=1, block=32)
+    assert got["add"][0, :4].tolist() == [0, 0, 0, 1]  # lane 2 sees lane 0's 0; lane 3 lane 1's 1
+    assert got["max"][0, :6].tolist() == [0, 0, 1, 2, 3, 4]
+    assert got["min"][0, :3].tolist() == [0, 0, -1]
+    assert got["exch"][0, :3].tolist() == [-31, 0, 1]
+    evens = sum(range(0, 32, 2))
+    assert evens == 240 and got["cas"][0, :4].tolist() == [240, 7, 7, 0]
+    assert got["final"][0, :4].tolist() == [7, sum(range(1, 32, 2)), 4, 31]
+    c = line(stats, "atomic_add")
+    assert (c.atomics, c.atomic_conflicts, c.shared_requests, c.shared_wavefronts, c.requests) == (1, 30, 1, 1, 0)
+
+
+# -- initcheck, limits, launch errors --------------------------------------------------------
+
+def test_reading_shared_memory_nobody_wrote():
+    def kernel(blk, out):
+        s = blk.shared(64, np.float32, name="s")
+        blk.store(s, blk.tx, 2.0, mask=blk.tx < 16)
+        blk.store(out, blk.tx, blk.load(s, blk.tx))
+
+    with pytest.raises(InitcheckError, match=r"(?s)by thread \(16,0,0\).*shared s\[16\] was never written"):
+        launch(kernel, grid=1, block=32, args=(np.zeros(32, np.float32),))
+    out = np.ones(32, np.float32)
+    launch(kernel, grid=1, block=32, args=(out,), tools=("memcheck", "racecheck", "synccheck"))
+    assert out.tolist() == [2.0] * 16 + [0.0] * 16
+
+
+def test_shared_memory_limits():
+    def static(nbytes, dynamic=0):
+        def kernel(blk):
+            blk.shared(nbytes // 4, np.float32)
+            if dynamic:
+                blk.shared(dynamic // 4, np.float32, dynamic=True)
+        return kernel
+
+    launch(static(48 * 1024), grid=1, block=32)
+    with pytest.raises(LaunchError, match="too much shared data"):
+        launch(static(64 * 1024), grid=1, block=32)
+    with pytest.raises(LaunchError, match="dynamic"):
+        launch(static(1024, dynamic=2048), grid=1, block=32, shared_bytes=1024)
+    launch(static(1024, dynamic=2048), grid=1, block=32, shared_bytes=2048)
+    with pytest.raises(LaunchError, match="max_dynamic_shared_bytes"):
+        launch(static(16 * 1024, dynamic=40 * 1024), grid=1, block=32, shared_bytes=40 * 1024)
+    launch(static(16 * 1024, dynamic=40 * 1024), grid=1, block=32, shared_bytes=40 * 1024,
+           max_dynamic_shared_bytes=40 * 1024)
+    with pytest.raises(LaunchError):
+        launch(static(40 * 1024), grid=1, block=32, max_dynamic_shared_bytes=H100.max_shared_per_block)
+
+
+def test_kernel_arguments_are_read_only():
+    def direct(blk, a):
+        a[0] = 1.0
+
+    a = np.zeros(4)
+    with pytest.raises(SimulatorError, match=r"direct \(line \d+: a\[0\] = 1.0\).*blk.store"):
+        launch(direct, grid=1, block=32, args=(a,))
+    assert a.flags.writeable and a.sum() == 0
+
+
+def test_launch_errors_say_what_to_write():
+    def nothing(blk, a):
+        pass
+
+    with pytest.raises(LaunchError, match=r"args=\(a,\)"):
+        launch(nothing, grid=1, block=32, args=(np.zeros(3)))
+    with pytest.raises(LaunchError, match=r"cudaErrorInvalidConfiguration: grid .*got 2.0; write grid=4"):
+        launch(nothing, grid=2.0, block=32)
+    with pytest.raises(LaunchError, match="unknown tool 'memchek'"):
+        launch(nothing, grid=1, block=32, args=(None,), tools=("memchek",))
+    with pytest.raises(LaunchError, match="cudaErrorInvalidConfiguration: 2,048 threads"):
+        launch(nothing, grid=1, block=2048)
