@@ -429,4 +429,4 @@ def test_launch_errors_say_what_to_write():
     with pytest.raises(LaunchError, match="unknown tool 'memchek'"):
         launch(nothing, grid=1, block=32, args=(None,), tools=("memchek",))
     with pytest.raises(LaunchError, match="cudaErrorInvalidConfiguration: 2,048 threads"):
-        launch(nothing, grid=1, block=2048)
+        launch(nothing, grid=1, block=(64, 32))
