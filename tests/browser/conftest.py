@@ -419,7 +419,9 @@ class Visitor:
 
     def _visit(self, sp: SitePage) -> Visit:
         v = Visit(sp, self.base_url + sp.path)
-        v.mermaid_sources = len(re.findall(r'<pre class="mermaid"', sp.file.read_text(encoding="utf-8")))
+        # A diagram is drawn at build time (<div class="mermaid"> with its SVG in a shadow root)
+        # or, without Chromium at build time, left to Material (<pre class="mermaid">).
+        v.mermaid_sources = len(re.findall(r'<(?:pre|div) class="mermaid"', sp.file.read_text(encoding="utf-8")))
         tab = self.context.new_page()
         recording = True
 

@@ -1,0 +1,261 @@
+"""mkdocs hook: what a page costs a reader on a slow link (issue 14).
+
+- Math is typeset at build time: every ``pymdownx.arithmatex`` formula becomes
+  MathJax's SVG output (with the formula as MathML for screen readers) by
+  ``hooks/tex2svg.js`` under node, so no math JavaScript reaches the reader.
+- Mermaid diagrams are drawn at build time: the page is opened in headless
+  Chromium, Material draws each diagram as it would for a reader, and the SVG is
+  written into the page inside a declarative shadow root (the same isolation
+  Material's own runtime rendering uses; its colours are CSS variables, so one SVG
+  serves the light and the dark scheme). The Mermaid script is then dropped from
+  the page. Without Chromium or Playwright the page keeps Material's runtime
+  rendering, with the script loaded only on that page.
+- The search index keeps prose and headings: code blocks, formulas, diagrams and
+  tables of numbers are marked ``data-search-exclude`` (Material's search plugin
+  skips them).
+
+Both renderers cache their output under ``.cache/page-weight/`` keyed by the
+source and the renderer's version, so a warm build runs neither node nor Chromium.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import logging
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+ROOT = Path(__file__).resolve().parents[1]
+CACHE = ROOT / ".cache" / "page-weight"
+TEX2SVG = Path(__file__).with_name("tex2svg.js")
+log = logging.getLogger("mkdocs.hooks.page_weight")
+
+# Bump when the rendering below changes, so cached output is not reused.
+RENDER_VERSION = "1"
+
+
+def _package_version(name: str) -> str:
+    try:
+        return json.loads((ROOT / "node_modules" / name / "package.json").read_text())["version"]
+    except (OSError, ValueError, KeyError):
+        return "missing"
+
+
+def _key(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
+
+
+# -- math ---------------------------------------------------------------------
+
+# pymdownx.arithmatex (generic): <span class="arithmatex">\(..\)</span> inline,
+# <div class="arithmatex">\[..\]</div> display; the TeX inside is HTML-escaped.
+ARITHMATEX = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
+DELIMS = {"span": (r"\(", r"\)"), "div": (r"\[", r"\]")}
+_math_css: dict[str, str] = {}
+
+
+def _math_cache(tex: str, display: bool) -> Path:
+    return CACHE / "math" / (_key(RENDER_VERSION, _package_version("mathjax"), str(display), tex) + ".html")
+
+
+def typeset(formulas: list[tuple[str, bool]], where: str) -> list[str]:
+    """SVG (``<mjx-container>``) for each ``(tex, display)``; node runs only for formulas not cached."""
+    todo = [(tex, disp) for tex, disp in dict.fromkeys(formulas) if not _math_cache(tex, disp).is_file()]
+    css_file = CACHE / "math" / f"mathjax-svg-{_package_version('mathjax')}.css"
+    if todo or not css_file.is_file():
+        if not (ROOT / "node_modules" / "mathjax" / "package.json").is_file():
+            raise PluginError("MathJax is missing from node_modules: run `make setup` (it runs `npm ci`).")
+        payload = json.dumps([{"tex": t, "display": d} for t, d in todo])
+        try:
+            proc = subprocess.run(["node", str(TEX2SVG)], input=payload, capture_output=True,
+                                  text=True, cwd=ROOT, timeout=300)
+        except FileNotFoundError:
+            raise PluginError("node is needed to typeset the formulas at build time (apt-get install nodejs)") from None
+        if proc.returncode:
+            raise PluginError(f"{where}: hooks/tex2svg.js failed:\n{proc.stderr[-2000:]}")
+        result = json.loads(proc.stdout)
+        errors = [f"  {t!r}: {r['error']}" for (t, _), r in zip(todo, result["out"]) if "error" in r]
+        if errors:
+            raise PluginError(f"{where}: TeX error(s) in formulas:\n" + "\n".join(errors))
+        for (tex, disp), r in zip(todo, result["out"]):
+            path = _math_cache(tex, disp)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(r["html"], encoding="utf-8")
+        css_file.write_text(result["css"], encoding="utf-8")
+    _math_css["css"] = css_file.read_text(encoding="utf-8")
+    return [_math_cache(tex, disp).read_text(encoding="utf-8") for tex, disp in formulas]
+
+
+def typeset_page(content: str, where: str) -> str:
+    """Replace every arithmatex formula in ``content`` by its SVG."""
+    found = []
+    for m in ARITHMATEX.finditer(content):
+        tag, inner = m.group(1), m.group(2).strip()
+        left, right = DELIMS[tag]
+        if not (inner.startswith(left) and inner.endswith(right)) or "<" in inner:
+            raise PluginError(f"{where}: unexpected math markup {m.group(0)[:120]!r}")
+        found.append((html.unescape(inner[len(left):-len(right)]).strip(), tag == "div"))
+    if not found:
+        return content
+    rendered = iter(typeset(found, where))
+    return ARITHMATEX.sub(
+        lambda m: f'<{m.group(1)} class="arithmatex" data-search-exclude>{next(rendered)}</{m.group(1)}>',
+        content,
+    )
+
+
+# -- search index -------------------------------------------------------------
+
+# Code blocks of the pages, and the code cells (input and output) of the notebook pages.
+CODE_BLOCK = re.compile(r'<div class="(?:highlight|language-\w+ highlight|jp-Cell jp-CodeCell[^"]*)"')
+TABLE = re.compile(r"<table\b[^>]*>.*?</table>", re.S)
+CELL = re.compile(r"<td\b[^>]*>(.*?)</td>", re.S)
+TAG = re.compile(r"<[^>]+>")
+# A number as tables show it: 1,024  3.5  −12%  ×4  1.2e6  128 B  0.93 µs  1/3  (2, 8)
+NUMBER = re.compile(r"[\s(]*[-−+~≈×x]?[\d.,/:%()\s]+(?:e[-+]?\d+)?\s*(?:[kKMGT]?i?B|[nµu]?s|ms|%|x|×|-way|way)?[\s)]*")
+
+
+def numeric_table(table: str) -> bool:
+    """True if most body cells of ``table`` are numbers (a computed table, not prose)."""
+    cells = [html.unescape(TAG.sub("", c)).strip() for c in CELL.findall(table)]
+    cells = [c for c in cells if c and c not in "—-–"]
+    if not cells:
+        return False
+    numbers = sum(1 for c in cells if any(ch.isdigit() for ch in c) and NUMBER.fullmatch(c))
+    return numbers * 2 >= len(cells)
+
+
+def exclude_from_search(content: str) -> str:
+    """Mark code blocks, diagrams and tables of numbers so Material's search index skips them."""
+    content = CODE_BLOCK.sub(lambda m: m.group(0) + " data-search-exclude", content)
+    content = content.replace('<pre class="mermaid">', '<pre class="mermaid" data-search-exclude>')
+
+    def table(m):
+        t = m.group(0)
+        return t.replace("<table", "<table data-search-exclude", 1) if numeric_table(t) else t
+
+    return TABLE.sub(table, content)
+
+
+# -- Mermaid --------------------------------------------------------------------
+
+MERMAID_PRE = re.compile(r'<pre class="mermaid"(?: data-search-exclude)?><code>(.*?)</code></pre>', re.S)
+MERMAID_SCRIPT = re.compile(r'<script [^>]*data-mermaid-runtime[^>]*></script>\s*')
+CHROMIUM_ARGS = [
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    # Nothing leaves the machine: Material's CDN fallback for Mermaid would fail at once.
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
+]
+# Material renders each diagram into a closed shadow root; open it so the SVG can be read.
+OPEN_SHADOW = (
+    "{const attach = Element.prototype.attachShadow;"
+    " Element.prototype.attachShadow = function (init) {"
+    "   return attach.call(this, Object.assign({}, init, {mode: 'open'})); };}"
+)
+DIAGRAMS_JS = """n => {
+  const hosts = [...document.querySelectorAll('div.mermaid')];
+  if (document.querySelector('pre.mermaid') || hosts.length < n) return null;
+  const svgs = hosts.map(h => h.shadowRoot && h.shadowRoot.querySelector('svg') ? h.shadowRoot.innerHTML : null);
+  return svgs.every(s => s) ? svgs : null;
+}"""
+_no_browser: list[str] = []
+
+
+def _mermaid_cache(source: str) -> Path:
+    from material import __version__ as material_version
+
+    return CACHE / "mermaid" / (_key(RENDER_VERSION, _package_version("mermaid"), material_version, source) + ".html")
+
+
+def chromium() -> str | None:
+    for path in (os.environ.get("SIMTDOCS_CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser"):
+        if path and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def draw_diagrams(output: str, page_dir: Path, count: int, where: str) -> list[str] | None:
+    """The shadow-root content Material draws for each diagram of this page, or None without a browser."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _no_browser.append("Playwright's Python client is not installed")
+        return None
+    exe = chromium()
+    if exe is None:
+        _no_browser.append("Chromium was not found")
+        return None
+    # The page as built, next to where it will live, so its relative asset URLs resolve.
+    page_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", suffix=".html", prefix=".mermaid-", dir=page_dir,
+                                     delete=False, encoding="utf-8") as f:
+        f.write(output)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+            try:
+                ctx = browser.new_context(color_scheme="light")
+                ctx.add_init_script(OPEN_SHADOW)
+                tab = ctx.new_page()
+                tab.goto(Path(f.name).as_uri(), wait_until="load")
+                handle = tab.wait_for_function(DIAGRAMS_JS, arg=count, timeout=60_000)
+                return handle.json_value()
+            except Exception as exc:
+                raise PluginError(f"{where}: Mermaid diagrams were not drawn in Chromium: {exc}") from None
+            finally:
+                browser.close()
+    finally:
+        os.unlink(f.name)
+
+
+def prerender_mermaid(output: str, page_dir: Path, where: str) -> str:
+    """Put each diagram's SVG into the page and drop the Mermaid script (no-op without a browser)."""
+    sources = [html.unescape(s) for s in MERMAID_PRE.findall(output)]
+    if not sources:
+        return output
+    cached = [_mermaid_cache(s) for s in sources]
+    if not all(p.is_file() for p in cached):
+        drawn = draw_diagrams(output, page_dir, len(sources), where)
+        if drawn is None:
+            return output  # Material draws them in the reader's browser
+        for path, svg in zip(cached, drawn):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(svg, encoding="utf-8")
+    svgs = iter(p.read_text(encoding="utf-8") for p in cached)
+    output = MERMAID_PRE.sub(
+        lambda m: f'<div class="mermaid" data-search-exclude><template shadowrootmode="open">'
+                  f"{next(svgs)}</template></div>",
+        output,
+    )
+    return MERMAID_SCRIPT.sub("", output)
+
+
+# -- mkdocs events ------------------------------------------------------------------
+
+
+def on_page_content(content, page, config, files, **kwargs):
+    where = f"docs/{page.file.src_uri}"
+    return exclude_from_search(typeset_page(content, where))
+
+
+def on_post_page(output, page, config, **kwargs):
+    if "arithmatex" in output and _math_css.get("css") and 'class="arithmatex"' in output:
+        css = re.sub(r"\s+", " ", _math_css["css"]).strip()
+        output = output.replace("</head>", f'<style id="mathjax-svg">{css}</style></head>', 1)
+    page_dir = Path(config["site_dir"]) / page.file.dest_uri
+    return prerender_mermaid(output, page_dir.parent, f"docs/{page.file.src_uri}")
+
+
+def on_post_build(config, **kwargs):
+    if _no_browser:
+        log.info("Mermaid diagrams are drawn in the reader's browser (%s); install Chromium and "
+                 "Playwright to draw them at build time.", _no_browser[0])
+        _no_browser.clear()
