@@ -33,22 +33,28 @@ def global_counters(index: np.ndarray, active: np.ndarray, itemsize: int, width:
 
 
 def shared_wavefronts(index: np.ndarray, active: np.ndarray, itemsize: int) -> tuple[int, int]:
+    """(wavefronts, requests): 8-byte lanes are served by half warps, 16-byte by quarter warps."""
     wavefronts = requests = 0
-    for b, _, lanes in warps_of(active):
+    per_phase = 32 // max(1, itemsize // 4)
+    for b, w, lanes in warps_of(active):
         requests += 1
-        banks: dict[int, set] = {}
-        for t in lanes:
-            first = int(index[b, t]) * itemsize
-            for word in range(first // 4, (first + itemsize - 1) // 4 + 1):
-                banks.setdefault(word % 32, set()).add(word)
-        wavefronts += max(len(words) for words in banks.values())
+        for phase in range(0, 32, per_phase):
+            banks: dict[int, set] = {}
+            for t in lanes:
+                if phase <= t - 32 * w < phase + per_phase:
+                    first = int(index[b, t]) * itemsize
+                    for word in range(first // 4, (first + itemsize - 1) // 4 + 1):
+                        banks.setdefault(word % 32, set()).add(word)
+            if banks:
+                wavefronts += max(len(words) for words in banks.values())
     return wavefronts, requests
 
 
 def races(ops, blocks: int, threads: int):
     """Replay shared-memory ops [("w"|"r"|"sync", index (B,T) or None, active (B,T) or None)]
-    and return the sorted list of (op number, block, kind) hazards: one per op and block."""
-    found = []
+    and return the sorted list of (op number, block, kind) hazards: one per op, block and kind.
+    Warps take their turn in order, so a warp's write races with an earlier warp's write."""
+    found = set()
     writers = [dict() for _ in range(blocks)]
     readers = [dict() for _ in range(blocks)]
     for k, (op, index, active) in enumerate(ops):
@@ -57,16 +63,16 @@ def races(ops, blocks: int, threads: int):
             readers = [dict() for _ in range(blocks)]
             continue
         for b in range(blocks):
-            hit = False
-            for t in range(threads):
-                if not active[b, t]:
-                    continue
-                warp, e = t // 32, int(index[b, t])
-                others = (writers if op == "r" else readers)[b].get(e, set()) - {warp}
-                hit = hit or bool(others)
-            for t in range(threads):
-                if active[b, t]:
-                    (readers if op == "r" else writers)[b].setdefault(int(index[b, t]), set()).add(t // 32)
-            if hit:
-                found.append((k, b, "read-after-write" if op == "r" else "write-after-read"))
-    return found
+            for w in range(0, threads, 32):
+                lanes = [t for t in range(w, min(w + 32, threads)) if active[b, t]]
+                for t in lanes:
+                    e = int(index[b, t])
+                    if op == "r" and writers[b].get(e, set()) - {w // 32}:
+                        found.add((k, b, "read-after-write"))
+                    if op == "w" and readers[b].get(e, set()) - {w // 32}:
+                        found.add((k, b, "write-after-read"))
+                    if op == "w" and writers[b].get(e, set()) - {w // 32}:
+                        found.add((k, b, "write-after-write"))
+                for t in lanes:
+                    (readers if op == "r" else writers)[b].setdefault(int(index[b, t]), set()).add(w // 32)
+    return sorted(found)

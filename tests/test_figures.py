@@ -125,7 +125,10 @@ def test_reverse_without_sync_reports_the_race():
     s = launch(k.reverse, grid=1, block=256, args=(d, False))
     np.testing.assert_array_equal(d, np.arange(256)[::-1])  # lock step hides the bug here
     assert len(s.races) == 1
-    assert s.races[0].message == "warp 0 reads shared s[255], written in this phase by warp 7, with no sync between"
+    race = s.races[0]
+    assert race.other_site.source == "blk.store(s, t, blk.load(d, t))"  # racecheck names both lines
+    assert race.message == (f"warp 0 reads shared s[255], written in this phase by warp 7 at line "
+                            f"{race.other_site.lineno}, with no sync between")
     d = np.arange(256, dtype=np.float32)
     assert launch(k.reverse, grid=1, block=256, args=(d, True)).races == []
 

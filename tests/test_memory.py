@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from reference import global_counters, shared_wavefronts
 from simtdocs import launch
-from simtdocs.memory import count_sectors, count_wavefronts
+from simtdocs.memory import distinct_per_warp, phases, wavefronts
 
 
 @st.composite
@@ -77,16 +77,34 @@ def test_shared_wavefronts_match_reference(p):
     assert (line.shared_wavefronts, line.shared_requests) == shared_wavefronts(index, active, dtype.itemsize)
 
 
-def test_count_sectors_by_hand():
+def test_distinct_per_warp_by_hand():
     # Two warps: one walks 0..31 (float32 → 4 sectors), one reads backwards (4 sectors).
-    sectors = np.concatenate([np.arange(32) * 4 // 32, np.arange(31, -1, -1) * 4 // 32])
-    assert count_sectors(sectors, np.array([0, 32])) == 8
-    assert count_sectors(np.array([], dtype=np.int32), np.array([], dtype=np.int64)) == 0
+    rows = np.stack([np.arange(32) * 4 // 32, np.arange(31, -1, -1) * 4 // 32])
+    assert distinct_per_warp(rows) == 8
+    # A gather: lanes 0..31 touch sectors 0, 5, 0, 5, …: 2; only lane 0 active: 1.
+    gather = np.tile([0, 5], 16)[None, :]
+    assert distinct_per_warp(gather) == 2
+    only_first = np.zeros((1, 32), bool)
+    only_first[0, 0] = True
+    assert distinct_per_warp(gather, only_first) == 1
+    # Monotone with holes: lanes 8..15 (the second sector) inactive → 3 of 4 sectors.
+    holes = np.ones((1, 32), bool)
+    holes[0, 8:16] = False
+    assert distinct_per_warp(rows[:1], holes) == 3
+    assert distinct_per_warp(np.zeros((0, 32), np.int64)) == 0
 
 
-def test_count_wavefronts_by_hand():
+def test_wavefronts_by_hand():
     column = np.arange(32) * 32  # every lane in bank 0: 32-way
     broadcast = np.zeros(32, dtype=np.int64)  # one word: 1
     padded = np.arange(32) * 33  # stride 33: conflict-free
-    words = np.concatenate([column, broadcast, padded])
-    assert count_wavefronts(words, np.array([0, 32, 64])) == 32 + 1 + 1
+    assert wavefronts(np.stack([column, broadcast, padded])) == (32 + 1 + 1, 3)
+
+
+def test_64_bit_lanes_are_served_in_two_phases():
+    # float64 s[tx]: words 0..63, lanes 0-15 then 16-31 → 2 wavefronts, ideal 2, no conflict.
+    words = (np.arange(32) * 2)[:, None] + np.arange(2)
+    assert wavefronts(*phases(words[None], None)) == (2, 2)
+    # float64 s[tx * 16]: words 32·l, 32·l + 1: 16 distinct words in banks 0 and 1 per phase.
+    words = (np.arange(32) * 32)[:, None] + np.arange(2)
+    assert wavefronts(*phases(words[None], None)) == (32, 2)

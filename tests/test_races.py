@@ -57,9 +57,10 @@ def test_write_after_read_is_named():
         blk.store(s, blk.tx, v)  # warp 0 overwrites s[0..31] that warp 1 just read
 
     stats = launch(overwrite_too_early, grid=1, block=64)
-    assert [r.message for r in stats.races] == [
-        "warp 0 writes shared s[0], read in this phase by warp 1, with no sync between"
-    ]
+    [race] = stats.races
+    assert race.other_site.source == "v = blk.load(s, 63 - blk.tx)  # warp 1 reads what warp 0 wrote"
+    assert race.message == (f"warp 0 writes shared s[0], read in this phase by warp 1 at line "
+                            f"{race.other_site.lineno}, with no sync between")
 
 
 def test_same_warp_is_not_a_race_in_this_model():

@@ -7,6 +7,10 @@ request, shared-memory wavefronts, SIMT efficiency, divergent branches, races.
 The parts, one module each:
 
 * ``simtdocs.model``: the programming model (``launch``, ``cdiv``, the ``blk`` a kernel sees)
+* ``simtdocs.threads``: warps as rows of 32 lanes, and the masks of active lanes
+* ``simtdocs.global_memory`` and ``simtdocs.shared_memory``: what one warp access touches,
+  and the hazards between warps; ``simtdocs.atomics``, ``simtdocs.warp_ops`` (shuffles,
+  votes) and ``simtdocs.control`` (branches, barriers)
 * ``simtdocs.memory``: sectors and bank wavefronts of one warp access
 * ``simtdocs.counters``: the counters a launch returns, and a time estimate
 * ``simtdocs.diagnostics``: sanitizer-style errors and race records

@@ -1,95 +1,118 @@
 """Memory and counters: how one warp's access turns into sectors and wavefronts.
 
-Both counters look at one warp-level memory instruction at a time, as the hardware does:
+Both counters look at one warp-level memory instruction at a time, as the hardware does.
+The input is one row of 32 lanes per warp (see ``simtdocs.threads``), plus which lanes run.
 
-* global memory moves 32-byte **sectors**; a warp access costs as many sectors as the
-  distinct sectors its active lanes touch (``count_sectors``);
-* shared memory has 32 **banks** of 4-byte words; a warp access takes as many
-  **wavefronts** as the largest number of distinct words it asks of any single bank.
-  The same word read by many lanes is a broadcast and costs nothing extra
-  (``count_wavefronts``).
+* global memory moves 32-byte **sectors**: a warp access costs as many sectors as the
+  distinct sectors its active lanes touch (``distinct_per_warp`` of the sector numbers);
+* shared memory has 32 **banks** of 4-byte words. A warp is served in *phases* (all 32
+  lanes for 4-byte accesses, half a warp for 8-byte and a quarter for 16-byte ones, so a
+  phase always asks for at most 32 words). A phase takes as many **wavefronts** as the
+  largest number of distinct words it asks of one bank; the same word read by many lanes
+  is a broadcast and costs nothing extra (``wavefronts``).
 
-Both take the active lanes of one instruction over a whole batch of blocks as a flat
-array in (block, thread) order, plus ``starts``: the index of the first lane of each warp.
-They are plain numpy passes over all warps at once: no Python loop per warp.
+Each function is one numpy pass over all warps at once. The common case (a warp walking
+memory forwards or backwards) is counted from the changes along the row; any other warp is
+sorted, 32 values at a time. No global sort and no Python loop per warp.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+BANKS = 32
+#: Bytes in one global-memory sector, the unit DRAM and L2 move.
+SECTOR_BYTES = 32
+_NONE = np.iinfo(np.int64).max  # sorts after every real value: marks a lane that does not run
 
-def _row_of_lane(starts: np.ndarray, n: int) -> np.ndarray:
-    return np.repeat(np.arange(starts.size), np.diff(starts, append=n))
+
+def _distinct_sorted(rows: np.ndarray, active: np.ndarray | None) -> int:
+    """Distinct active values per row, summed, by sorting each row."""
+    if active is not None:
+        rows = np.where(active, rows, _NONE)
+    ordered = np.sort(rows, axis=1)
+    new = ordered[:, 1:] != ordered[:, :-1]
+    if active is not None:
+        new &= ordered[:, 1:] != _NONE
+        return int(np.count_nonzero(new) + np.count_nonzero(ordered[:, 0] != _NONE))
+    return int(np.count_nonzero(new) + ordered.shape[0])
 
 
-def count_sectors(sectors: np.ndarray, starts: np.ndarray) -> int:
-    """Sum over warps of the number of distinct sectors its lanes touch.
+def distinct_per_warp(rows: np.ndarray, active: np.ndarray | None = None) -> int:
+    """Sum over warps of the number of distinct values among the active lanes.
 
-    ``sectors`` holds one non-negative sector id per active lane; the lanes of warp ``w``
-    are ``sectors[starts[w]:starts[w + 1]]``.
+    ``rows`` is (warps, 32) int64; ``active`` (warps, 32) bool, or None when every lane runs.
+    A row that is monotone (lanes walking memory forwards or backwards, the usual case)
+    is counted by its runs of equal values: a run counts when one of its lanes is active.
     """
-    n = sectors.size
-    if n == 0:
+    if rows.size == 0:
         return 0
-    step = np.diff(sectors)
-    step[starts[1:] - 1] = 0  # a new warp is not a new sector of the previous one
-    # The common warp walks memory forwards: then every rise is a new sector.
-    if (step >= 0).all():
-        return starts.size + int(np.count_nonzero(step))
-    row = _row_of_lane(starts, n).astype(np.int64)
-    return int(np.unique(row * (int(sectors.max()) + 1) + sectors).size)
-
-
-def count_wavefronts(words: np.ndarray, starts: np.ndarray, banks: int = 32) -> int:
-    """Sum over warps of the largest number of distinct words that fall in one bank.
-
-    ``words`` holds the 4-byte word address of each active lane (shape (lanes,), or
-    (lanes, k) when a lane moves k words); ``starts`` as in ``count_sectors``.
-    """
-    if words.size == 0:
-        return 0
-    k = 1 if words.ndim == 1 else words.shape[1]
-    flat = words.reshape(-1)
-    full = flat.size == starts.size * 32 * k  # every warp has all 32 lanes: a matrix
-    if full:
-        rows = flat.reshape(starts.size, 32 * k)
-        lowest, highest = rows.min(axis=1), rows.max(axis=1)
-    else:
-        lowest = np.minimum.reduceat(flat, starts * k)
-        highest = np.maximum.reduceat(flat, starts * k)
-    # Distinct words less than one bank-width apart all sit in different banks: one
-    # wavefront. That is the usual access (consecutive words, or a broadcast), so only
-    # the other warps are counted word by word.
-    spread = highest - lowest >= banks
-    total = int(starts.size - np.count_nonzero(spread))
-    if not spread.any():
+    step = np.diff(rows, axis=1)
+    monotone = (step >= 0).all(axis=1) | (step <= 0).all(axis=1)
+    total = 0
+    if not monotone.all():
+        other = ~monotone
+        total += _distinct_sorted(rows[other], None if active is None else active[other])
+        step, rows = step[monotone], rows[monotone]
+        active = None if active is None else active[monotone]
+    if rows.size == 0:
         return total
-    if full:
-        rest = rows[spread]
-        if k == 1:
-            # A warp whose lanes step through words with a constant stride s hits
-            # gcd(s, 32) words in every bank it touches: the textbook case, no sort needed.
-            step = np.diff(rest, axis=1)
-            even = (step == step[:, :1]).all(axis=1)
-            total += int(np.gcd(step[even, 0], banks).sum())
-            rest = rest[~even]
-            if rest.size == 0:
-                return total
+    if active is None:
+        return total + rows.shape[0] + int(np.count_nonzero(step))
+    starts = np.ones(rows.shape, dtype=bool)
+    starts[:, 1:] = step != 0
+    run_has_active = np.logical_or.reduceat(active.reshape(-1), np.flatnonzero(starts))
+    return total + int(np.count_nonzero(run_has_active))
+
+
+def phases(words: np.ndarray, active: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Warp rows of shared-memory words, (warps, 32, k) for k words per lane, cut into phases.
+
+    Returns (warps·k, 32) words and the matching active lanes: one row per phase.
+    """
+    W, lanes, k = words.shape
+    per_phase = lanes // k
+    rows = words.reshape(W * k, per_phase * k)
+    if active is not None:
+        active = np.repeat(active.reshape(W * k, per_phase), k, axis=1)
+    return rows, active
+
+
+def wavefronts(rows: np.ndarray, active: np.ndarray | None = None) -> tuple[int, int]:
+    """(wavefronts, ideal wavefronts) of shared-memory phases.
+
+    ``rows`` is (phases, 32) of 4-byte word addresses, ``active`` which slots run (None: all).
+    A phase with an active lane takes max over banks of the distinct words in that bank;
+    ideally it would take ⌈distinct words / 32⌉, which is 1 since a phase asks for ≤ 32 words.
+    """
+    if active is not None:
+        live = active.any(axis=1)
+        if not live.all():
+            rows, active = rows[live], active[live]
+        # An inactive slot repeats a word its phase already asks for: it adds nothing.
+        rows = np.where(active, rows, rows.min(axis=1, initial=_NONE, where=active)[:, None])
+    n = rows.shape[0]
+    if n == 0:
+        return 0, 0
+    lowest, highest = rows.min(axis=1), rows.max(axis=1)
+    # Distinct words less than 32 apart are in 32 different banks: one wavefront.
+    spread = highest - lowest >= BANKS
+    total = n - int(np.count_nonzero(spread))
+    if not spread.any():
+        return total, n
+    rest = rows[spread]
+    # Lanes that step through words with a constant stride s put gcd(s, 32) words in every
+    # bank they touch: the textbook case, no sort needed.
+    step = np.diff(rest, axis=1)
+    even = (step == step[:, :1]).all(axis=1)
+    total += int(np.gcd(step[even, 0], BANKS).sum())
+    rest = rest[~even]
+    if rest.size:
         ordered = np.sort(rest, axis=1)
         new = np.empty(ordered.shape, dtype=bool)
         new[:, 0] = True
         np.not_equal(ordered[:, 1:], ordered[:, :-1], out=new[:, 1:])
         row = np.broadcast_to(np.arange(ordered.shape[0])[:, None], ordered.shape)[new]
-        bank = ordered[new] % banks
-        n_rows = ordered.shape[0]
-    else:
-        row = _row_of_lane(starts * k, flat.size)
-        pick = spread[row]
-        row, w = row[pick].astype(np.int64), flat[pick].astype(np.int64)
-        base = int(w.max()) + 1
-        pairs = np.unique(row * base + w)  # each distinct word of each warp once
-        row, bank = pairs // base, pairs % base % banks
-        n_rows = starts.size
-    per_bank = np.bincount(row * banks + bank, minlength=n_rows * banks)
-    return total + int(per_bank.reshape(n_rows, banks).max(axis=1).sum())
+        per_bank = np.bincount(row * BANKS + ordered[new] % BANKS, minlength=ordered.shape[0] * BANKS)
+        total += int(per_bank.reshape(-1, BANKS).max(axis=1).sum())
+    return total, n

@@ -8,14 +8,19 @@ for 32 lanes. ``if`` becomes a boolean mask; memory goes through ``blk.load`` an
 
 To be fast, ``blk`` stands for a *batch* of blocks: thread-indexed values have shape
 (blocks in the batch, threads per block), ``blk.tx`` has shape (1, threads) and ``blk.bx``
-(blocks, 1), and numpy broadcasting does the rest. Blocks are independent in CUDA, so a
-kernel that is correct on hardware gives the same answer batched. A kernel that branches
-in Python on a block index (``if blk.bx == 0:``) needs ``launch(..., blocks_per_pass=1)``.
+(blocks, 1), and numpy broadcasting does the rest. Every counter is counted per warp
+instruction, so it does not depend on the batch size. A kernel that branches in Python
+on a block index (``if blk.bx == 0:``) needs ``launch(..., blocks_per_pass=1)``.
+
+Where each concern lives: ``threads`` (warps and masks), ``global_memory`` and
+``shared_memory`` (accesses, sectors, wavefronts, hazards), ``memory`` (the counting),
+``atomics``, ``warp_ops`` (shuffles and votes), ``control`` (branches and barriers),
+``diagnostics`` (the sanitizer's messages). ``simtdocs.reference`` is the same model
+written one lane at a time: the definition every counter here must agree with.
 """
 
 from __future__ import annotations
 
-import functools
 import linecache
 import sys
 import traceback
@@ -23,119 +28,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import control, global_memory, shared_memory, warp_ops
 from .counters import Counters, Stats
 from .devices import H100, Device
-from .diagnostics import (
-    InitcheckError,
-    LaunchError,
-    MemcheckError,
-    Race,
-    SimulatorError,
-    Site,
-    SynccheckError,
-    fmt3,
-    span,
-)
-from .memory import count_sectors, count_wavefronts
+from .diagnostics import TOOLS, LaunchError, SimulatorError, Site
+from .shared_memory import STATIC_SHARED_LIMIT, Shared
+from .threads import WARP_SIZE, Geometry, Lanes
 
 #: Threads simulated in one numpy pass; bounds the memory of a pass, not the result.
 THREADS_PER_PASS = 1 << 22
 
 
-
 def cdiv(a: int, b: int) -> int:
     """Ceiling division ⌈a / b⌉: the number of blocks of size ``b`` that cover ``a`` items."""
     return -(-a // b)
-
-
-def _dims(name: str, dims) -> tuple[int, int, int]:
-    if isinstance(dims, (int, np.integer)):
-        dims = (dims,)
-    dims = tuple(dims)
-    if not 1 <= len(dims) <= 3:
-        raise LaunchError(f"cudaErrorInvalidConfiguration: {name} must have 1 to 3 dimensions, got {dims}")
-    for axis, d in zip("xyz", dims):
-        if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
-            raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} must be an integer, got {d!r}")
-        if d <= 0:
-            raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} = {d}; every dimension must be at least 1")
-    return tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
-
-
-def _check_limits(name: str, dims, limits) -> None:
-    for axis, d, limit in zip("xyz", dims, limits):
-        if d > limit:
-            raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} = {d} exceeds the device limit {limit}")
-
-
-@dataclass
-class Shared:
-    """A ``__shared__`` array: one copy per block, read and written with ``blk.load/store``.
-
-    Besides the data it keeps, per 4-byte word, which warps wrote and read it in the current
-    barrier phase (for the race check) and whether anyone ever wrote it (for initcheck).
-    """
-
-    name: str
-    shape: tuple[int, ...]
-    dtype: np.dtype
-    data: np.ndarray  # (blocks in the pass, elements)
-    written: np.ndarray  # (blocks, elements) bool: written at some point
-    writers: np.ndarray = field(repr=False, default=None)  # flat, a bit per warp, this phase
-    readers: np.ndarray = field(repr=False, default=None)
-
-    def __post_init__(self):
-        self.writers = np.zeros(self.data.size, np.uint32)
-        self.readers = np.zeros(self.data.size, np.uint32)
-
-    def new_phase(self) -> None:
-        """Forget who touched what: called at every barrier."""
-        self.writers[:] = 0
-        self.readers[:] = 0
-
-    @property
-    def size(self) -> int:
-        return self.data.shape[1]
-
-
-class _Lanes:
-    """The threads one instruction runs for, as a flat list in (block, thread) order.
-
-    ``b`` and ``t`` are the block (within the pass) and thread of every lane; ``starts``
-    the index of the first lane of each warp that has one. For an unmasked instruction
-    these are the same for every call, computed once per pass and only when needed.
-    """
-
-    def __init__(self, count: int, starts: np.ndarray, threads: int, b=None, t=None):
-        self.count = count
-        self.starts = starts
-        self.threads = threads
-        self.dense = b is None  # every thread of every block of the pass
-        if not self.dense:
-            self.b, self.t = b, t
-
-    @functools.cached_property
-    def b(self) -> np.ndarray:
-        return np.repeat(np.arange(self.count // self.threads), self.threads)
-
-    @functools.cached_property
-    def t(self) -> np.ndarray:
-        return np.tile(np.arange(self.threads), self.count // self.threads)
-
-    @property
-    def rows(self) -> int:
-        """Warps with at least one lane: the warp instructions this instruction issues."""
-        return self.starts.size
-
-    @functools.cached_property
-    def ends(self) -> np.ndarray:
-        """Index of the last lane of each warp."""
-        return np.append(self.starts[1:], self.count) - 1
-
-    @functools.cached_property
-    def warp_bit(self) -> np.ndarray:
-        """``1 << warp`` of every lane: the hazard tables keep one bit per warp."""
-        return np.left_shift(np.uint32(1), (self.t // 32).astype(np.uint32))
 
 
 class Block:
@@ -144,31 +50,32 @@ class Block:
     Per-thread indices: ``tx, ty, tz`` (``threadIdx``), ``tid`` (linear, x fastest),
     ``lane`` and ``warp`` (``tid % 32`` and ``tid // 32``). Per-block: ``bx, by, bz``
     (``blockIdx``). Shapes: ``bdx, bdy, bdz`` (``blockDim``) and ``gdx, gdy, gdz``
-    (``gridDim``) are plain ints.
+    (``gridDim``) are plain ints. Every method takes ``mask``: the threads that execute
+    it (all when None), as the ``if`` around it would decide.
     """
 
     def __init__(self, launch_state: "_Launch", first: int, count: int):
-        L = launch_state
-        self._L = L
+        L = self._L = launch_state
+        geo = self._geo = L.geometry
         self.bdx, self.bdy, self.bdz = L.block
         self.gdx, self.gdy, self.gdz = L.grid
-        self.nthreads = L.threads
+        self.nthreads = geo.threads
         self.nblocks = count
-        ids = np.arange(first, first + count, dtype=np.int32)[:, None]
+        self.first = first
+        ids = np.arange(first, first + count, dtype=np.int64)[:, None]
         self.bx = ids % self.gdx
         self.by = (ids // self.gdx) % self.gdy
         self.bz = ids // (self.gdx * self.gdy)
-        self.tid = L.tid
-        self.tx, self.ty, self.tz = L.tx, L.ty, L.tz
-        self.lane = L.lane
-        self.warp = L.warp
+        self.tid, self.tx, self.ty, self.tz = geo.tid, geo.tx, geo.ty, geo.tz
+        self.lane, self.warp = geo.lane, geo.warp
         self._shared: list[Shared] = []
-        self._shared_bytes = L.dynamic_shared
+        self._static_bytes = 0
+        self._dynamic_bytes = 0
         self._contiguous_memo = None
         self._lanes_memo = None
-        self._all = None
+        self._all = Lanes(geo, first, count, None)
 
-    # -- helpers ---------------------------------------------------------------------------
+    # -- bookkeeping -----------------------------------------------------------------------
 
     def _site(self, depth: int = 2) -> Site:
         frame = sys._getframe(depth)
@@ -186,101 +93,60 @@ class Block:
             c = self._L.stats.by_site[site] = Counters()
         return c
 
-    def _all_lanes(self) -> _Lanes:
-        if self._all is None:
-            B, T = self.nblocks, self.nthreads
-            warps = -(-T // 32)
-            starts = (np.arange(B)[:, None] * T + 32 * np.arange(warps)[None, :]).reshape(-1)
-            self._all = _Lanes(B * T, starts, T)
-        return self._all
-
-    def _lanes(self, mask) -> _Lanes:
-        """The active lanes of ``mask`` (all threads when it is None or all true).
-
-        The answer is remembered for the same mask object, which a kernel usually passes
-        to several instructions in a row.
-        """
+    def _lanes(self, mask, site: Site | None = None) -> Lanes:
+        """The active lanes of ``mask``; remembered for the same mask object, which a kernel
+        usually passes to several instructions in a row."""
         if mask is None:
-            return self._all_lanes()
+            return self._all
         memo = self._lanes_memo
         if memo is not None and memo[0] is mask:
             return memo[1]
         m = np.asarray(mask)
         if m.dtype != bool:
-            raise TypeError(f"mask must be a boolean array, got dtype {m.dtype}")
-        m = np.broadcast_to(m, (self.nblocks, self.nthreads))
-        if m.all():
-            lanes = self._all_lanes()
-        else:
-            b, t = np.nonzero(m)
-            row = b * (-(-self.nthreads // 32)) + t // 32
-            starts = np.flatnonzero(np.diff(row, prepend=-1)) if row.size else row
-            lanes = _Lanes(b.size, starts, self.nthreads, b, t)
+            raise TypeError(f"{site}: mask must be a boolean array, got dtype {m.dtype}")
+        try:
+            m = np.broadcast_to(m, (self.nblocks, self.nthreads))
+        except ValueError:
+            raise ValueError(f"{site}: the mask has shape {m.shape}, which does not fit the threads "
+                             f"of this pass (blocks {self.nblocks}, threads {self.nthreads})") from None
+        lanes = self._all if m.all() else Lanes(self._geo, self.first, self.nblocks, m)
         self._lanes_memo = (mask, lanes)
         return lanes
 
-    def _per_thread_view(self, values, site: Site, extra=(), what: str = "value") -> np.ndarray:
-        """``values`` broadcast to (blocks, threads[, extra]), or an error that says where."""
-        values = np.asarray(values)
-        try:
-            return np.broadcast_to(values, (self.nblocks, self.nthreads) + extra)
-        except ValueError:
-            raise ValueError(
-                f"{site}: the {what} has shape {values.shape}, which does not fit the threads of this pass: "
-                f"(blocks {self.nblocks}, threads {self.nthreads}{', ' + str(extra[0]) if extra else ''}). "
-                f"Build it from blk.tx/blk.bx… so it has one entry per thread."
-            ) from None
-
-    def _per_lane(self, values, lanes: _Lanes, site: Site, extra=(), what: str = "value") -> np.ndarray:
-        """A per-thread array (or anything broadcastable to one) as one value per lane."""
-        v = self._per_thread_view(values, site, extra, what)
-        if lanes.dense:
-            return v.reshape((-1,) + extra)
-        return v[lanes.b, lanes.t]
-
-    def _per_thread(self, lane_values, lanes: _Lanes, dtype, extra=()) -> np.ndarray:
-        """Per-lane values back to a (blocks, threads) array; inactive threads get 0."""
-        if lanes.dense:
-            return lane_values.reshape((self.nblocks, self.nthreads) + extra)
-        out = np.zeros((self.nblocks, self.nthreads) + extra, dtype)
-        out[lanes.b, lanes.t] = lane_values
-        return out
-
-    def _thread_of(self, b: int, t: int) -> tuple[tuple, tuple]:
-        block = (int(self.bx[b, 0]), int(self.by[b, 0]), int(self.bz[b, 0]))
-        thread = (t % self.bdx, (t // self.bdx) % self.bdy, t // (self.bdx * self.bdy))
-        return block, thread
-
     @staticmethod
-    def _issue(c: Counters, lanes: _Lanes) -> int:
+    def _issue(c: Counters, lanes: Lanes) -> int:
         """Count one warp instruction for every warp with an active lane; return how many."""
         c.warp_instructions += lanes.rows
         c.active_lanes += lanes.count
         return lanes.rows
 
+    def _name_of(self, array, site: Site) -> str:
+        """The kernel's own name for an array, for error messages ('a' rather than 'array')."""
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename != site.filename:
+            frame = frame.f_back
+        if frame is not None:
+            for name, value in frame.f_locals.items():
+                if value is array:
+                    return name
+        return "array"
+
+    def _memory(self, kind, site, array, index, mask, width=1, value=None, op=None, compare=None):
+        if not isinstance(width, (int, np.integer)) or width < 1:
+            raise ValueError(f"{site}: width must be a positive integer")
+        space = shared_memory if isinstance(array, Shared) else global_memory
+        return space.access(self, site, self._counters(site), self._lanes(mask, site), kind, array, index,
+                            int(width), value, op, compare)
+
     # -- memory ----------------------------------------------------------------------------
 
-    def shared(self, shape, dtype=np.float32, name: str = "shared") -> Shared:
-        """Allocate a ``__shared__`` array of ``shape`` and ``dtype`` for each block."""
-        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
-        dtype = np.dtype(dtype)
-        size = int(np.prod(shape))
-        self._shared_bytes += size * dtype.itemsize
-        limit = self._L.device.max_shared_per_block
-        if self._shared_bytes > limit:
-            raise LaunchError(
-                f"cudaErrorInvalidValue: {self._L.kernel_name} asks for {self._shared_bytes:,} bytes of shared memory "
-                f"per block; {self._L.device.name} allows {limit:,}"
-            )
-        arr = Shared(
-            name=name,
-            shape=shape,
-            dtype=dtype,
-            data=np.zeros((self.nblocks, size), dtype),
-            written=np.zeros((self.nblocks, size), bool),
-        )
-        self._shared.append(arr)
-        return arr
+    def shared(self, shape, dtype=np.float32, name: str = "shared", dynamic: bool = False) -> Shared:
+        """Allocate a ``__shared__`` array of ``shape`` and ``dtype`` for each block.
+
+        ``dynamic=True`` makes it ``extern __shared__``: carved out of the launch's
+        ``shared_bytes``. Static arrays may total 48 KB per block.
+        """
+        return shared_memory.allocate(self, shape, dtype, name, dynamic)
 
     def load(self, array, index, mask=None, width: int = 1):
         """Each active thread reads ``array[index]`` (``width`` consecutive elements for a
@@ -290,242 +156,35 @@ class Block:
         ``array`` is a numpy array in global memory or a ``Shared`` array. ``index`` is a
         per-thread integer array (a tuple of them for a multi-dimensional array).
         """
-        return self._access("read", self._site(), array, index, mask, width, None)
+        return self._memory("read", self._site(), array, index, mask, width)
 
     def store(self, array, index, value, mask=None, width: int = 1) -> None:
         """Each active thread writes ``value`` to ``array[index]`` (see ``load``)."""
-        self._access("write", self._site(), array, index, mask, width, value)
+        self._memory("write", self._site(), array, index, mask, width, value)
 
-    def atomic_add(self, array, index, value, mask=None) -> None:
-        """``atomicAdd(&array[index], value)`` for each active thread (global memory).
+    def atomic_add(self, array, index, value, mask=None):
+        """``atomicAdd(&array[index], value)``: returns the old value of each active thread.
 
-        Every addition lands, even when many threads hit the same element. The old values
-        are not returned.
+        Lanes are served one after another (blocks, then warps, then lanes, in order), so
+        every addition lands and each thread sees the value just before its own.
         """
-        if isinstance(array, Shared):
-            raise TypeError("atomic_add works on global memory arrays only in this simulator")
-        self._access("atomic", self._site(), array, index, mask, 1, value)
+        return self._memory("atomic", self._site(), array, index, mask, 1, value, "add")
 
-    def _access(self, kind, site, array, index, mask, width, value):
-        if not isinstance(width, (int, np.integer)) or width < 1:
-            raise ValueError(f"{site}: width must be a positive integer")
-        shared = isinstance(array, Shared)
-        if not shared:
-            if not isinstance(array, np.ndarray):
-                raise TypeError(f"{site}: global memory must be a numpy array, got {type(array).__name__}")
-            if not array.flags.c_contiguous:
-                raise ValueError(f"{site}: global arrays must be C-contiguous (use np.ascontiguousarray)")
-            lane_bytes = array.dtype.itemsize * width
-            if lane_bytes not in (1, 2, 4, 8, 16):
-                raise ValueError(f"{site}: a thread can move 1, 2, 4, 8 or 16 bytes at once, not {lane_bytes}")
-        lanes = self._lanes(mask)
-        c = self._counters(site)
-        if not shared and lanes.dense and not isinstance(index, tuple):
-            start = self._contiguous_start(index, width)
-            if start is not None:
-                return self._contiguous_access(kind, site, c, array, start, width, value)
-        flat = self._lane_index(array, index, lanes, kind, site, width)
-        if shared:
-            return self._shared_access(kind, site, c, array, flat, lanes, width, value)
-        return self._global_access(kind, site, c, array, flat, lanes, width, value)
+    def atomic_max(self, array, index, value, mask=None):
+        """``atomicMax``: stores max(old, value); returns the old value (see ``atomic_add``)."""
+        return self._memory("atomic", self._site(), array, index, mask, 1, value, "max")
 
-    def _lane_index(self, array, index, lanes, kind, site, width) -> np.ndarray:
-        """The flat element index of every active lane, bounds- and alignment-checked."""
-        shape = array.shape
-        if isinstance(index, tuple):
-            if len(index) != len(shape):
-                raise IndexError(f"{site}: {len(index)} indices for an array of {len(shape)} dimensions")
-            flat = None
-            for axis, (i, n) in enumerate(zip(index, shape)):
-                v = self._per_lane(i, lanes, site, what="index")
-                self._check_bounds(array, v, n, lanes, kind, site, width, axis)
-                flat = v if flat is None else flat * n + v
-        else:
-            flat = self._per_lane(index, lanes, site, what="index")
-            self._check_bounds(array, flat, int(np.prod(shape)) - (width - 1), lanes, kind, site, width, None)
-        if width > 1:
-            bad = flat % width != 0
-            if bad.any():
-                k = int(np.argmax(bad))
-                block, thread = self._thread_of(int(lanes.b[k]), int(lanes.t[k]))
-                raise MemcheckError(
-                    f"cudaErrorMisalignedAddress: misaligned {width * array.dtype.itemsize}-byte vector access at "
-                    f"element {int(flat[k])} (not a multiple of {width})\n    at {site}\n"
-                    f"    by thread {fmt3(thread)} in block {fmt3(block)}"
-                )
-        return flat
+    def atomic_min(self, array, index, value, mask=None):
+        """``atomicMin``: stores min(old, value); returns the old value (see ``atomic_add``)."""
+        return self._memory("atomic", self._site(), array, index, mask, 1, value, "min")
 
-    def _check_bounds(self, array, v, n, lanes, kind, site, width, axis):
-        if v.dtype.kind not in "iu":
-            raise TypeError(f"{site}: index must be an integer array, got dtype {v.dtype}")
-        if v.size == 0 or (v.min() >= 0 and v.max() < n):
-            return
-        bad = (v < 0) | (v >= n)
-        k = int(np.argmax(bad))
-        b, t = int(lanes.b[k]), int(lanes.t[k])
-        in_block = bad & (lanes.b == b)
-        threads, values = lanes.t[in_block], v[in_block]
-        block, thread = self._thread_of(b, t)
-        name = array.name if isinstance(array, Shared) else _name_of(array, site)
-        space = "__shared__" if isinstance(array, Shared) else "__global__"
-        verb = {"read": "read", "write": "write", "atomic": "atomic"}[kind]
-        where = f"dimension {axis} of " if axis is not None else ""
-        extent = array.shape[axis] if axis is not None else int(np.prod(array.shape))
-        unit = "elements" if axis is None else "entries"
-        first, last = int(values.min()), int(values.max())
-        touched = f"{name}[{first}]" if first == last else f"{name}[{first}]…{name}[{last}]"
-        raise MemcheckError(
-            f"Invalid {space} {verb} of size {array.dtype.itemsize * width} bytes\n"
-            f"    at {site}\n"
-            f"    by thread {fmt3(thread)} in block {fmt3(block)}\n"
-            f"    index {int(v[k])} is out of bounds: {where}{name} has {extent:,} {unit}\n"
-            f"    in block {fmt3(block)}, threads {span(threads)} {verb} {touched}"
-        )
+    def atomic_exch(self, array, index, value, mask=None):
+        """``atomicExch``: stores value; returns the old value (see ``atomic_add``)."""
+        return self._memory("atomic", self._site(), array, index, mask, 1, value, "exch")
 
-    def _contiguous_start(self, index, width):
-        """If thread t of the pass accesses element ``start + width·t``, return ``start``.
-
-        This is the shape of nearly every 1-D kernel (``i = bx·bdx + tx``); it makes the
-        bounds check, the sector count and the data movement a matter of the end points.
-        The answer is remembered for the same index array, which a kernel usually passes
-        to several loads and stores.
-        """
-        memo = self._contiguous_memo
-        if memo is not None and memo[0] is index:
-            return memo[1]
-        start = None
-        n = self.nblocks * self.nthreads
-        if (isinstance(index, np.ndarray) and index.shape == (self.nblocks, self.nthreads)
-                and index.dtype.kind in "iu" and index.flags.c_contiguous):
-            flat = index.reshape(-1)
-            s0 = int(flat[0])
-            if int(flat[-1]) == s0 + width * (n - 1) and s0 % width == 0:
-                probe = flat[::97]
-                if np.array_equal(probe, s0 + width * np.arange(0, n, 97, dtype=np.int64)):
-                    if np.array_equal(flat, np.arange(s0, s0 + width * n, width, dtype=flat.dtype)):
-                        start = s0
-        self._contiguous_memo = (index, start)
-        return start
-
-    def _contiguous_access(self, kind, site, c, array, start, width, value):
-        mem = array.reshape(-1)
-        n = self.nblocks * self.nthreads
-        stop = start + width * n
-        if start < 0 or stop > mem.size:
-            flat = np.arange(start, stop, width, dtype=np.int64)
-            self._check_bounds(array, flat, mem.size - (width - 1), self._all_lanes(), kind, site, width, None)
-        itemsize = array.dtype.itemsize
-        lanes = self._all_lanes()
-        lo = (start + width * lanes.starts) * itemsize >> 5
-        hi = ((start + width * lanes.ends + width) * itemsize - 1) >> 5
-        c.sectors += int((hi - lo + 1).sum())
-        requests = self._issue(c, self._all_lanes())
-        c.requests += requests
-        c.requested_bytes += n * width * itemsize
-        if kind == "atomic":
-            c.atomics += requests
-        shape = (self.nblocks, self.nthreads) + ((width,) if width > 1 else ())
-        if kind == "read":
-            return mem[start:stop].reshape(shape).copy()
-        value = np.broadcast_to(np.asarray(value, dtype=array.dtype), shape)
-        if kind == "atomic":
-            mem[start:stop] += value.reshape(-1)  # distinct elements: no two threads collide
-        else:
-            mem[start:stop] = value.reshape(-1)
-        return None
-
-    def _global_access(self, kind, site, c, array, flat, lanes, width, value):
-        mem = array.reshape(-1)
-        itemsize = array.dtype.itemsize
-        # Arrays start 256-byte aligned and accesses are aligned to their size, so every
-        # lane falls in exactly one 32-byte sector.
-        sectors = (flat.astype(np.int64) if mem.nbytes >= 2**31 else flat) * itemsize >> 5
-        c.sectors += count_sectors(sectors, lanes.starts)
-        requests = self._issue(c, lanes)
-        c.requests += requests
-        c.requested_bytes += lanes.count * width * itemsize
-        if kind == "atomic":
-            c.atomics += requests
-        extra = (width,) if width > 1 else ()
-        cols = flat[:, None] + np.arange(width, dtype=flat.dtype) if width > 1 else flat
-        if kind == "read":
-            return self._per_thread(mem[cols], lanes, array.dtype, extra)
-        vals = self._per_lane(np.asarray(value, dtype=array.dtype), lanes, site, extra)
-        if kind == "atomic":
-            np.add.at(mem, cols, vals)
-        else:
-            mem[cols] = vals
-        return None
-
-    def _shared_access(self, kind, site, c, arr: Shared, flat, lanes, width, value):
-        itemsize = arr.dtype.itemsize
-        per_lane = max(1, itemsize * width // 4)
-        words = flat * itemsize // 4
-        if per_lane > 1:
-            words = words[:, None] + np.arange(per_lane, dtype=words.dtype)
-        c.shared_wavefronts += count_wavefronts(words, lanes.starts)
-        c.shared_requests += lanes.rows
-        self._issue(c, lanes)
-
-        # One flat key per element touched: block of the pass × array size + element.
-        key = lanes.b * arr.size + flat
-        warp_bit = lanes.warp_bit
-        extra = (width,) if width > 1 else ()
-        if width > 1:
-            key = (key[:, None] + np.arange(width)).reshape(-1)
-            warp_bit = np.repeat(warp_bit, width)
-        data = arr.data.reshape(-1)
-        if kind == "read":
-            unwritten = ~arr.written.reshape(-1)[key]
-            if unwritten.any():
-                self._raise_uninitialized(site, arr, lanes, int(key[np.argmax(unwritten)]), int(np.argmax(unwritten)) // width, width)
-            self._hazards("read-after-write", site, arr, arr.writers, arr.readers, key, warp_bit)
-            return self._per_thread(data[key].reshape((-1,) + extra), lanes, arr.dtype, extra)
-        self._hazards("write-after-read", site, arr, arr.readers, arr.writers, key, warp_bit)
-        data[key] = self._per_lane(np.asarray(value, dtype=arr.dtype), lanes, site, extra).reshape(-1)
-        arr.written.reshape(-1)[key] = True
-        return None
-
-    def _hazards(self, kind, site, arr, before, mine, key, warp_bit):
-        """Check this access against the other kind of access earlier in the phase, then log it.
-
-        ``before`` and ``mine`` hold, per element, a bit per warp that read or wrote it since
-        the last barrier.
-        """
-        earlier = before[key]
-        conflict = (earlier & ~warp_bit) != 0
-        if conflict.any():
-            self._record_races(kind, site, arr, key, warp_bit, earlier, conflict)
-        # A fancy |= keeps one lane's result when several lanes hit the same element; when
-        # those lanes belong to different warps, a bit is lost. Find the lanes whose bit is
-        # missing (rare) and add them one by one with the unbuffered ufunc.at.
-        mine[key] |= warp_bit
-        lost = (mine[key] & warp_bit) == 0
-        if lost.any():
-            np.bitwise_or.at(mine, key[lost], warp_bit[lost])
-
-    def _record_races(self, kind, site, arr, key, warp_bit, earlier, conflict):
-        # One record per block: its first conflicting lane (keys come in block, thread order).
-        hits = np.nonzero(conflict)[0]
-        blocks = key[hits] // arr.size
-        _, first = np.unique(blocks, return_index=True)
-        for k in hits[first]:
-            others = int(earlier[k]) & ~int(warp_bit[k])
-            other = (others & -others).bit_length() - 1
-            warp = int(warp_bit[k]).bit_length() - 1
-            b, element = divmod(int(key[k]), arr.size)
-            block, _ = self._thread_of(b, 0)
-            self._L.stats.races.append(Race(kind, block, warp, other, arr.name, element, site, _unravel(element, arr.shape)))
-
-    def _raise_uninitialized(self, site, arr, lanes, key: int, lane: int, width: int):
-        element = key % arr.size
-        block, thread = self._thread_of(int(lanes.b[lane]), int(lanes.t[lane]))
-        raise InitcheckError(
-            f"Uninitialized __shared__ memory read of size {arr.dtype.itemsize * width} bytes\n"
-            f"    at {site}\n"
-            f"    by thread {fmt3(thread)} in block {fmt3(block)}\n"
-            f"    shared {arr.name}{_unravel(element, arr.shape)} was never written by this block"
-        )
+    def atomic_cas(self, array, index, compare, value, mask=None):
+        """``atomicCAS``: stores value where old == compare; returns the old value."""
+        return self._memory("atomic", self._site(), array, index, mask, 1, value, "cas", compare)
 
     # -- control flow ----------------------------------------------------------------------
 
@@ -536,44 +195,23 @@ class Block:
         reaching threads do not all agree is a divergent branch: it runs both sides.
         """
         site = self._site()
-        c = self._counters(site)
-        lanes = self._lanes(mask)
-        cond = self._per_thread_view(np.asarray(cond, dtype=bool), site, what="condition")
-        c.branches += self._issue(c, lanes)
-        if lanes.count:
-            taken = np.add.reduceat(self._per_lane(cond, lanes, site, what="condition").astype(np.int32), lanes.starts)
-            reached = np.diff(lanes.starts, append=lanes.count)
-            c.divergent_branches += int(np.count_nonzero((taken > 0) & (taken < reached)))
-        if mask is None:
-            return cond.copy()
-        return cond & np.broadcast_to(np.asarray(mask, dtype=bool), cond.shape)
+        return control.branch(self, site, self._counters(site), self._lanes(mask, site), cond)
 
     def sync(self, mask=None) -> None:
         """``__syncthreads()``: a barrier for all threads of the block.
 
         ``mask`` says which threads reach it (all, by default). A barrier reached by only
-        part of a block is the synccheck error "divergent __syncthreads". Shared-memory
-        accesses on either side of a barrier cannot race.
+        part of a block is the synccheck error "divergent __syncthreads"; a block none of
+        whose threads reach it has no barrier there. Shared-memory accesses on either side
+        of a barrier cannot race.
         """
         site = self._site()
-        c = self._counters(site)
-        if mask is not None:
-            m = np.broadcast_to(np.asarray(mask, dtype=bool), (self.nblocks, self.nthreads))
-            reached = m.sum(axis=1)
-            bad = np.nonzero((reached > 0) & (reached < self.nthreads))[0]
-            if bad.size:
-                b = int(bad[0])
-                block, _ = self._thread_of(b, 0)
-                missing = np.nonzero(~m[b])[0]
-                raise SynccheckError(
-                    f"Barrier error: __syncthreads() reached by {int(reached[b])} of {self.nthreads} threads "
-                    f"of block {fmt3(block)} (divergent code)\n    at {site}\n"
-                    f"    threads {span(missing)} of the block never arrive"
-                )
-        self._issue(c, self._all_lanes())
-        c.barriers += self.nblocks
-        for arr in self._shared:
-            arr.new_phase()
+        control.sync(self, site, self._counters(site), self._lanes(mask, site))
+
+    def syncwarp(self, mask=None) -> None:
+        """``__syncwarp()``: one warp instruction; lanes of a warp run in step here anyway."""
+        site = self._site()
+        self._issue(self._counters(site), self._lanes(mask, site))
 
     def alu(self, ops: int = 1, mask=None) -> None:
         """Count ``ops`` arithmetic warp instructions (add, compare, index math…) for every
@@ -582,85 +220,155 @@ class Block:
         numpy does the arithmetic of a kernel without the simulator seeing it; a kernel that
         wants its instruction count to include arithmetic says so with this call.
         """
-        c = self._counters(self._site())
-        lanes = self._lanes(mask)
+        site = self._site()
+        c = self._counters(site)
+        lanes = self._lanes(mask, site)
         c.warp_instructions += int(ops) * lanes.rows
         c.active_lanes += int(ops) * lanes.count
 
     # -- warp-level primitives ------------------------------------------------------------
 
-    def _shuffle(self, value, source_lane, mask):
-        c = self._counters(self._site(depth=3))
-        self._issue(c, self._lanes(mask))
-        c.shuffles += 1
-        v = np.asarray(value)
-        v = np.broadcast_to(v, (self.nblocks, self.nthreads) + v.shape[2:])
-        warps = -(-self.nthreads // 32)
-        # A lane whose source is outside the warp or the block keeps its own value.
-        tid = np.arange(warps * 32).reshape(warps, 32)
-        src = tid - np.arange(32) + source_lane[None, :]
-        ok = (source_lane[None, :] >= 0) & (source_lane[None, :] < 32) & (src < self.nthreads)
-        src = np.where(ok, src, tid).reshape(-1)[: self.nthreads]
-        return v[:, src].copy()
+    def _shuffle(self, value, source_lane, mask, name):
+        site = self._site(3)
+        return warp_ops.shuffle(self, site, self._counters(site), self._lanes(mask, site), value, source_lane, name)
 
     def shfl_down(self, value, delta: int, mask=None):
         """``__shfl_down_sync``: lane ``l`` gets ``value`` from lane ``l + delta`` of its warp
-        (and keeps its own where that lane does not exist)."""
-        return self._shuffle(value, np.arange(32) + delta, mask)
+        (and keeps its own where ``l + delta ≥ 32``)."""
+        return self._shuffle(value, self.lane + int(delta), mask, "__shfl_down_sync")
+
+    def shfl_up(self, value, delta: int, mask=None):
+        """``__shfl_up_sync``: lane ``l`` gets ``value`` from lane ``l - delta`` (its own where < 0)."""
+        return self._shuffle(value, self.lane - int(delta), mask, "__shfl_up_sync")
 
     def shfl_xor(self, value, lane_mask: int, mask=None):
         """``__shfl_xor_sync``: lane ``l`` gets ``value`` from lane ``l ^ lane_mask``."""
-        return self._shuffle(value, np.arange(32) ^ lane_mask, mask)
+        return self._shuffle(value, self.lane ^ int(lane_mask), mask, "__shfl_xor_sync")
 
+    def shfl(self, value, src_lane, mask=None):
+        """``__shfl_sync``: every lane gets ``value`` from lane ``src_lane % 32`` of its warp
+        (``src_lane`` an int or a per-thread int array)."""
+        return self._shuffle(value, np.asarray(src_lane) % WARP_SIZE, mask, "__shfl_sync")
 
-def _unravel(element: int, shape) -> str:
-    """'[1][0]' for element 33 of a (32, 33) array: the index as the kernel wrote it."""
-    return "".join(f"[{int(i)}]" for i in np.unravel_index(element, shape))
+    def _vote(self, pred, mask, how):
+        site = self._site(3)
+        return warp_ops.vote(self, site, self._counters(site), self._lanes(mask, site), pred, how)
 
+    def ballot(self, pred, mask=None):
+        """``__ballot_sync``: every active thread gets its warp's 32-bit mask of lanes whose
+        ``pred`` is true (inactive threads get 0)."""
+        return self._vote(pred, mask, "ballot")
 
-def _name_of(array, site: Site) -> str:
-    """The kernel's own name for an array, for error messages ('a' rather than 'array')."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename != site.filename:
-        frame = frame.f_back
-    if frame is not None:
-        for name, value in frame.f_locals.items():
-            if value is array:
-                return name
-    return "array"
+    def any(self, pred, mask=None):
+        """``__any_sync``: true for the active threads of a warp where some active lane's pred is."""
+        return self._vote(pred, mask, "any")
+
+    def all(self, pred, mask=None):
+        """``__all_sync``: true for the active threads of a warp where every active lane's pred is."""
+        return self._vote(pred, mask, "all")
 
 
 @dataclass
 class _Launch:
+    """What a launch keeps across its passes: configuration, checks, sites and counters."""
+
     kernel_name: str
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     device: Device
     dynamic_shared: int
+    shared_limit: int
+    shared_limit_reason: str
+    tools: frozenset
     stats: Stats
     sites: dict = field(default_factory=dict)
+    site_list: list = field(default_factory=list)
+    race_log: list = field(default_factory=list)
+    _ids: dict = field(default_factory=dict)
+    _seq: int = 0
 
     def __post_init__(self):
-        bdx, bdy, bdz = self.block
-        self.threads = bdx * bdy * bdz
-        tid = np.arange(self.threads, dtype=np.int32)[None, :]
-        self.tid = tid
-        self.tx = tid % bdx
-        self.ty = (tid // bdx) % bdy
-        self.tz = tid // (bdx * bdy)
-        self.lane = tid % 32
-        self.warp = tid // 32
+        self.geometry = Geometry(self.grid, self.block)
+        self.threads = self.geometry.threads
+
+    def site_id(self, site: Site) -> int:
+        i = self._ids.get(site)
+        if i is None:
+            i = self._ids[site] = len(self.site_list)
+            self.site_list.append(site)
+        return i
+
+    def next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+
+def _dims(name: str, dims) -> tuple[int, int, int]:
+    if isinstance(dims, (int, np.integer)) and not isinstance(dims, bool):
+        dims = (dims,)
+    elif isinstance(dims, float):
+        raise LaunchError(f"cudaErrorInvalidConfiguration: {name} = {dims!r} is not an integer; "
+                          f"write {name}={int(dims)} (or {name}=cdiv(n, threads) for a size that must round up)")
+    try:
+        dims = tuple(dims)
+    except TypeError:
+        raise LaunchError(f"cudaErrorInvalidConfiguration: {name} must be an int or a tuple of 1 to 3 ints, "
+                          f"got {dims!r}") from None
+    if not 1 <= len(dims) <= 3:
+        raise LaunchError(f"cudaErrorInvalidConfiguration: {name} must have 1 to 3 dimensions, got {dims}")
+    for axis, d in zip("xyz", dims):
+        if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
+            raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} must be an integer, got {d!r}")
+        if d <= 0:
+            raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} = {d}; every dimension must be at least 1")
+    return tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
+
+
+def _check(name: str, dims, limits) -> None:
+    for axis, d, limit in zip("xyz", dims, limits):
+        if d > limit:
+            raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} = {d} exceeds the device limit {limit}")
+
+
+def _shared_limit(device: Device, shared_bytes: int, max_dynamic) -> tuple[int, str]:
+    """Bytes of shared memory a block may use in all, and the rule that sets it."""
+    if max_dynamic is None:
+        if shared_bytes > STATIC_SHARED_LIMIT:
+            raise LaunchError(
+                f"cudaErrorInvalidValue: {shared_bytes:,} bytes of dynamic shared memory per block; above "
+                f"{STATIC_SHARED_LIMIT:,} (48 KB) a kernel must opt in: launch(..., max_dynamic_shared_bytes=N), "
+                f"as cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize, N) does"
+            )
+        return STATIC_SHARED_LIMIT, f"without max_dynamic_shared_bytes= a block may use {STATIC_SHARED_LIMIT:,}"
+    if not 0 <= max_dynamic <= device.max_shared_per_block:
+        raise LaunchError(f"cudaErrorInvalidValue: max_dynamic_shared_bytes={max_dynamic:,}; "
+                          f"{device.name} allows {device.max_shared_per_block:,}")
+    if shared_bytes > max_dynamic:
+        raise LaunchError(f"cudaErrorInvalidValue: {shared_bytes:,} bytes of dynamic shared memory per block, "
+                          f"more than max_dynamic_shared_bytes={max_dynamic:,}")
+    return device.max_shared_per_block, f"{device.name} allows {device.max_shared_per_block:,}"
 
 
 def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: int = 0,
-           blocks_per_pass: int | None = None) -> Stats:
+           blocks_per_pass: int | None = None, tools=TOOLS, max_dynamic_shared_bytes: int | None = None) -> Stats:
     """Run ``kernel(blk, *args)`` on every block of ``grid`` and return its ``Stats``.
 
     ``grid`` and ``block`` are ints or 1- to 3-tuples, as in ``kernel<<<grid, block>>>``.
-    ``shared_bytes`` is the dynamic shared memory per block (the third launch parameter).
-    The launch is checked against ``device`` before anything runs; an invalid one raises
-    ``LaunchError`` naming the CUDA error.
+    ``shared_bytes`` is the dynamic shared memory per block (the third launch parameter);
+    above 48 KB it needs ``max_dynamic_shared_bytes`` (the opt-in attribute). ``tools``
+    chooses the sanitizer checks, like ``compute-sanitizer --tool``: any of "memcheck"
+    (without it an out-of-bounds lane reads 0 and its write is dropped), "racecheck",
+    "synccheck" and "initcheck". The launch is checked before anything runs; an invalid one
+    raises ``LaunchError`` naming the CUDA error. Numpy arguments are read-only inside the
+    kernel: write with ``blk.store``.
     """
+    name = getattr(kernel, "__name__", "kernel")
+    if not isinstance(args, tuple):
+        raise LaunchError(f"args must be a tuple of the kernel's arguments, got {type(args).__name__}: "
+                          f"write args=(a,) for one argument (args=(a) is just a)")
+    tools = frozenset((tools,) if isinstance(tools, str) else tools)
+    if not tools <= set(TOOLS):
+        raise LaunchError(f"unknown tool {sorted(tools - set(TOOLS))[0]!r}: choose from {', '.join(TOOLS)}")
     block = _dims("block", block)
     grid = _dims("grid", grid)
     threads = block[0] * block[1] * block[2]
@@ -669,16 +377,17 @@ def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: in
             f"cudaErrorInvalidConfiguration: {threads:,} threads per block "
             f"({block[0]}×{block[1]}×{block[2]}); {device.name} allows {device.max_threads_per_block:,}"
         )
-    _check_limits("block", block, device.max_block_dims)
-    _check_limits("grid", grid, device.max_grid_dims)
+    _check("block", block, device.max_block_dims)
+    _check("grid", grid, device.max_grid_dims)
     if shared_bytes < 0 or shared_bytes > device.max_shared_per_block:
         raise LaunchError(
             f"cudaErrorInvalidValue: {shared_bytes:,} bytes of dynamic shared memory per block; "
             f"{device.name} allows {device.max_shared_per_block:,}"
         )
-    name = getattr(kernel, "__name__", "kernel")
+    limit, reason = _shared_limit(device, shared_bytes, max_dynamic_shared_bytes)
     stats = Stats(kernel=name, grid=grid, block=block, device=device)
-    state = _Launch(name, grid, block, device, shared_bytes, stats)
+    state = _Launch(name, grid, block, device, shared_bytes, limit, reason, tools, stats)
+    args = tuple(global_memory.read_only(a) for a in args)
     total = grid[0] * grid[1] * grid[2]
     per_pass = blocks_per_pass or max(1, THREADS_PER_PASS // threads)
     for first in range(0, total, per_pass):
@@ -686,15 +395,25 @@ def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: in
         try:
             kernel(blk, *args)
         except ValueError as exc:
-            if "truth value of an array" not in str(exc):
-                raise
-            # A Python `if` on a per-thread or per-block array: say where and what to do.
-            frame = traceback.extract_tb(exc.__traceback__)[-1]
-            raise SimulatorError(
-                f"{name} (line {frame.lineno}: {frame.line}) branches in Python on an array of threads "
-                f"or blocks. Threads take branches with masks (m = cond; blk.load(..., mask=m)) or "
-                f"blk.branch(cond); for Python logic per block, launch with blocks_per_pass=1."
-            ) from exc
+            _explain(name, exc)
+            raise
+    stats.races.extend(r for *_, r in sorted(state.race_log, key=lambda e: e[:3]))
     for counters in stats.by_site.values():
         stats.totals.add(counters)
     return stats
+
+
+def _explain(name: str, exc: ValueError) -> None:
+    """Turn numpy's words for two kernel mistakes into the simulator's."""
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    if "truth value of an array" in str(exc):
+        raise SimulatorError(
+            f"{name} (line {frame.lineno}: {frame.line}) branches in Python on an array of threads "
+            f"or blocks. Threads take branches with masks (m = cond; blk.load(..., mask=m)) or "
+            f"blk.branch(cond); for Python logic per block, launch with blocks_per_pass=1."
+        ) from exc
+    if "read-only" in str(exc):
+        raise SimulatorError(
+            f"{name} (line {frame.lineno}: {frame.line}) writes to a kernel argument directly. The "
+            f"simulator sees memory only through blk: write blk.store(array, index, value) instead."
+        ) from exc

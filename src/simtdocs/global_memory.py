@@ -1,0 +1,210 @@
+"""Global memory: loads, stores and atomics on numpy arrays, counted in 32-byte sectors.
+
+A lane's byte address is where its element sits in the array's allocation. Allocations
+start 256-byte aligned (as ``cudaMalloc`` promises); a view such as ``a[1:]`` starts where it
+starts inside its base array, so its first float is 4 bytes into a sector. An access of
+1, 2, 4, 8 or 16 bytes must be aligned to its size, so it always falls in one sector, and a
+warp instruction costs the number of distinct sectors its active lanes touch.
+
+Kernel arguments are read-only views: writing ``a[i] = v`` in a kernel fails (the
+simulator would not see it); ``store`` and the atomics write through ``writable``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import atomics
+from .diagnostics import MemcheckError, fmt3
+from .indexing import flat_index, per_thread
+from .memory import SECTOR_BYTES, distinct_per_warp
+from .threads import WARP_SIZE
+
+LANE_BYTES = (1, 2, 4, 8, 16)
+
+
+def _root(array: np.ndarray) -> np.ndarray:
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+def byte_offset(array: np.ndarray) -> int:
+    """Where ``array`` starts inside the allocation it belongs to, in bytes."""
+    root = _root(array)
+    return array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+
+
+def read_only(array):
+    """A kernel argument as the kernel sees it: numpy arrays become read-only views."""
+    if isinstance(array, np.ndarray) and array.flags.writeable:
+        view = array.view()
+        view.flags.writeable = False
+        return view
+    return array
+
+
+def writable(array: np.ndarray) -> np.ndarray:
+    """The same memory as ``array`` (a read-only argument view), writable."""
+    if array.flags.writeable:
+        return array
+    owner = array
+    while not owner.flags.writeable and isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    start = array.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+    flat = owner.reshape(-1).view(np.uint8)
+    return flat[start:start + array.nbytes].view(array.dtype).reshape(array.shape)
+
+
+def contiguous_start(blk, index, width: int):
+    """``s`` if thread t of the pass (block-major) accesses element ``s + width·t``, else None.
+
+    Nearly every 1-D kernel (``i = bx·bdx + tx``) has this shape; it makes the bounds check,
+    the sectors and the data movement a matter of end points. Remembered per index array,
+    which a kernel usually passes to several loads and stores.
+    """
+    memo = blk._contiguous_memo
+    if memo is not None and memo[0] is index and memo[1] == width:
+        return memo[2]
+    start = None
+    n = blk.nblocks * blk.nthreads
+    if (isinstance(index, np.ndarray) and index.shape == (blk.nblocks, blk.nthreads)
+            and index.dtype.kind in "iu" and index.flags.c_contiguous):
+        flat = index.reshape(-1)
+        s0 = int(flat[0])
+        if int(flat[-1]) == s0 + width * (n - 1):
+            probe = flat[::97].astype(np.int64)
+            if np.array_equal(probe, s0 + width * np.arange(0, n, 97, dtype=np.int64)):
+                if np.array_equal(flat, np.arange(s0, s0 + width * n, width, dtype=np.int64)):
+                    start = s0
+    blk._contiguous_memo = (index, width, start)
+    return start
+
+
+def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=None, op=None, compare=None):
+    """One warp-level global load (``kind="read"``), store (``"write"``) or atomic."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"{site}: global memory must be a numpy array, got {type(array).__name__}")
+    if not array.flags.c_contiguous:
+        raise ValueError(f"{site}: global arrays must be C-contiguous (use np.ascontiguousarray)")
+    itemsize = array.dtype.itemsize
+    lane_bytes = itemsize * width
+    if lane_bytes not in LANE_BYTES:
+        raise ValueError(f"{site}: a thread can move 1, 2, 4, 8 or 16 bytes at once, not {lane_bytes}")
+    base = byte_offset(array)
+    memcheck = "memcheck" in blk._L.tools
+    start = None if isinstance(index, tuple) else contiguous_start(blk, index, width)
+    if start is not None and (base + start * itemsize) % lane_bytes == 0 and kind != "atomic":
+        done = _contiguous(blk, site, c, lanes, kind, array, start, width, value, base)
+        if done is not NotImplemented:
+            return done
+    flat, bad, report = flat_index(blk._name_of(array, site), array.shape, index, lanes, width, site)
+    if bad is not None and memcheck:
+        report("__global__", {"read": "read", "write": "write", "atomic": "atomic"}[kind], itemsize)
+    address = base + flat * itemsize
+    if base % lane_bytes or (width > 1 and lanes.where(flat % width).any()):
+        misaligned = lanes.where(address % lane_bytes != 0, False)
+        b, t = (int(x[0]) for x in np.nonzero(misaligned))
+        raise MemcheckError(
+            f"cudaErrorMisalignedAddress: misaligned {lane_bytes}-byte access at byte {int(address[b, t])} "
+            f"of the allocation (not a multiple of {lane_bytes})\n    at {site}\n"
+            f"    by thread {fmt3(lanes.geo.thread(t))} in block {fmt3(lanes.block_of(b))}"
+        )
+    _count(blk, c, lanes, address >> 5, lane_bytes)
+    run = lanes if bad is None else _without(lanes, blk, bad)
+    mem = array.reshape(-1)
+    extra = (width,) if width > 1 else ()
+    cols = flat[..., None] + np.arange(width) if width > 1 else flat
+    if kind == "read":
+        if run.all:
+            return mem[cols]
+        return run.where(mem[run.where(cols, 0)])
+    mem = writable(array).reshape(-1)
+    values = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value", extra)
+    if kind == "write":
+        if run.all:
+            mem[cols.reshape(-1)] = values.reshape(-1)
+        else:
+            mem[cols[run.mask].reshape(-1)] = values[run.mask].reshape(-1)
+        return None
+    return _atomic(blk, site, c, lanes, run, mem, flat, values, op, compare)
+
+
+def _count(blk, c, lanes, sectors, lane_bytes):
+    rows = lanes.geo.rows(sectors)
+    c.sectors += distinct_per_warp(rows, lanes.row_mask)
+    c.requests += blk._issue(c, lanes)
+    c.requested_bytes += lanes.count * lane_bytes
+
+
+def _without(lanes, blk, bad):
+    """The lanes that move data once the out-of-bounds ones are dropped (memcheck off)."""
+    mask = (np.ones(bad.shape, bool) if lanes.all else lanes.mask) & ~bad
+    return blk._lanes(mask)
+
+
+def _atomic(blk, site, c, lanes, run, mem, flat, values, op, compare):
+    b, t = run.threads
+    keys = flat[b, t]
+    cmp = None
+    if op == "cas":
+        cmp = per_thread(np.asarray(compare, dtype=mem.dtype), blk.nblocks, blk.nthreads, site, "compare")[b, t]
+    old = atomics.apply(mem, keys, values[b, t], op, cmp)
+    c.atomics += lanes.rows
+    c.atomic_conflicts += lanes.count - distinct_per_warp(lanes.geo.rows(flat), lanes.row_mask)
+    out = np.zeros((blk.nblocks, blk.nthreads), mem.dtype)
+    out[b, t] = old
+    return out
+
+
+def _contiguous(blk, site, c, lanes, kind, array, start, width, value, base):
+    """Load or store for an index ``start + width·t``: bounds, sectors and data by end points."""
+    n = blk.nblocks * blk.nthreads
+    mem = array.reshape(-1)
+    if lanes.all:
+        lo, hi = 0, n - 1
+    else:
+        flat_mask = lanes.mask.reshape(-1)
+        if not flat_mask.any():
+            lo, hi = 0, -1
+        else:
+            lo, hi = int(flat_mask.argmax()), n - 1 - int(flat_mask[::-1].argmax())
+    if hi >= lo and (start + width * lo < 0 or start + width * hi + width > mem.size):
+        return NotImplemented  # out of bounds: the general path reports it
+    itemsize = array.dtype.itemsize
+    lane_bytes = itemsize * width
+    geo = lanes.geo
+    # Sectors of every full warp from its first and last lane; the others lane by lane.
+    first = (np.arange(blk.nblocks)[:, None] * blk.nthreads + WARP_SIZE * np.arange(geo.warps)).reshape(-1)
+    last = np.minimum(first + WARP_SIZE, (first // blk.nthreads + 1) * blk.nthreads) - 1
+    full = None if lanes.row_any is None else lanes.row_mask[:, : WARP_SIZE].sum(axis=1) == (last - first + 1)
+    sel_first, sel_last = (first, last) if full is None else (first[full], last[full])
+    lo_sector = (base + (start + width * sel_first) * itemsize) // SECTOR_BYTES
+    hi_sector = (base + (start + width * sel_last) * itemsize + lane_bytes - 1) // SECTOR_BYTES
+    sectors = int((hi_sector - lo_sector + 1).sum())
+    if full is not None:
+        partial = lanes.row_any & ~full
+        if partial.any():
+            lane_ids = first[partial][:, None] + np.arange(WARP_SIZE)
+            addr = base + (start + width * lane_ids) * itemsize
+            sectors += distinct_per_warp(addr // SECTOR_BYTES, lanes.row_mask[partial])
+    c.sectors += sectors
+    c.requests += blk._issue(c, lanes)
+    c.requested_bytes += lanes.count * lane_bytes
+    shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())
+    # Lanes past either end are inactive (checked above): move only the part inside.
+    g0, g1 = max(0, -(start // width)), min(n, (mem.size - start) // width)
+    if kind == "read":
+        out = np.zeros((n * width,), array.dtype)
+        if g1 > g0:
+            out[g0 * width:g1 * width] = mem[start + g0 * width:start + g1 * width]
+        return lanes.where(out.reshape(shape))
+    values = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value",
+                        shape[2:]).reshape(n * width)
+    target = writable(array).reshape(-1)[start + g0 * width:start + g1 * width]
+    if lanes.all:
+        target[:] = values[g0 * width:g1 * width]
+    else:
+        keep = np.repeat(lanes.mask.reshape(-1)[g0:g1], width) if width > 1 else lanes.mask.reshape(-1)[g0:g1]
+        np.copyto(target, values[g0 * width:g1 * width], where=keep)
+    return None

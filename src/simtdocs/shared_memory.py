@@ -1,0 +1,216 @@
+"""Shared memory: per-block arrays, bank wavefronts, and the hazards racecheck reports.
+
+Each block has its own copy of every ``__shared__`` array. Besides the data the simulator
+keeps, per element and per barrier phase, a bit per warp that read it and a bit per warp
+that wrote it, and the source line of its latest read and latest write: enough to name
+both lines of a race, as compute-sanitizer's racecheck does. A barrier clears the phase.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import atomics
+from .diagnostics import RACE_KINDS, LaunchError, MemcheckError, InitcheckError, Race, fmt3
+from .global_memory import LANE_BYTES
+from .indexing import flat_index, per_thread
+from .memory import distinct_per_warp, phases, wavefronts
+
+#: Static ``__shared__`` per block that nvcc accepts; more must be dynamic and opted in.
+STATIC_SHARED_LIMIT = 48 * 1024
+
+
+class Shared:
+    """A ``__shared__`` array: one copy per block, read and written with ``blk.load/store``."""
+
+    def __init__(self, name: str, shape: tuple[int, ...], dtype, blocks: int, dynamic: bool = False):
+        self.name, self.shape, self.dtype, self.dynamic = name, shape, np.dtype(dtype), dynamic
+        size = int(np.prod(shape))
+        self.data = np.zeros((blocks, size), self.dtype)
+        self.written = np.zeros((blocks, size), bool)  # for initcheck: ever written by the block
+        self.writers = np.zeros(blocks * size, np.uint32)  # a bit per warp, this barrier phase
+        self.readers = np.zeros(blocks * size, np.uint32)
+        self.last_write = np.full(blocks * size, -1, np.int32)  # site id of the latest write
+        self.last_read = np.full(blocks * size, -1, np.int32)
+        self._stamp = np.zeros(blocks * size, np.int64)  # scratch: finds repeated elements
+
+    @property
+    def size(self) -> int:
+        return self.data.shape[1]
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    def new_phase(self, blocks=None) -> None:
+        """Forget who touched what in the ``blocks`` (all by default) that passed a barrier."""
+        for table, empty in ((self.writers, 0), (self.readers, 0), (self.last_write, -1), (self.last_read, -1)):
+            if blocks is None:
+                table[:] = empty
+            else:
+                table.reshape(self.data.shape)[blocks] = empty
+
+    def __repr__(self) -> str:
+        kind = "dynamic " if self.dynamic else ""
+        return f"Shared({self.name!r}, {kind}{self.shape}, {self.dtype})"
+
+
+def allocate(blk, shape, dtype, name: str, dynamic: bool) -> Shared:
+    """``__shared__ T name[shape]`` (``extern __shared__`` when ``dynamic``), with the device's limits."""
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    arr = Shared(name, shape, dtype, blk.nblocks, dynamic)
+    L = blk._L
+    if dynamic:
+        blk._dynamic_bytes += arr.nbytes
+        if blk._dynamic_bytes > L.dynamic_shared:
+            raise LaunchError(
+                f"cudaErrorInvalidValue: {L.kernel_name}'s dynamic shared arrays need {blk._dynamic_bytes:,} bytes "
+                f"per block, but the launch gave shared_bytes={L.dynamic_shared:,}"
+            )
+    else:
+        blk._static_bytes += arr.nbytes
+        if blk._static_bytes > STATIC_SHARED_LIMIT:
+            raise LaunchError(
+                f"{L.kernel_name} declares {blk._static_bytes:,} bytes of static __shared__ memory per block; "
+                f"nvcc accepts at most {STATIC_SHARED_LIMIT:,} (48 KB). Make the large array dynamic: "
+                f"blk.shared(..., dynamic=True) with launch(shared_bytes=..., max_dynamic_shared_bytes=...)"
+            )
+    total = blk._static_bytes + L.dynamic_shared
+    if total > L.shared_limit:
+        raise LaunchError(
+            f"cudaErrorInvalidValue: {L.kernel_name} uses {total:,} bytes of shared memory per block "
+            f"({blk._static_bytes:,} static + {L.dynamic_shared:,} dynamic); {L.shared_limit_reason}"
+        )
+    blk._shared.append(arr)
+    return arr
+
+
+def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, value=None, op=None, compare=None):
+    """One warp-level shared load (``kind="read"``), store (``"write"``) or atomic."""
+    itemsize = arr.dtype.itemsize
+    lane_bytes = itemsize * width
+    if lane_bytes not in LANE_BYTES:
+        raise ValueError(f"{site}: a thread can move 1, 2, 4, 8 or 16 bytes at once, not {lane_bytes}")
+    tools = blk._L.tools
+    flat, bad, report = flat_index(arr.name, arr.shape, index, lanes, width, site)
+    if bad is not None and "memcheck" in tools:
+        report("__shared__", {"read": "read", "write": "write", "atomic": "atomic"}[kind], itemsize)
+    if width > 1 and lanes.where(flat % width).any():
+        b, t = (int(x[0]) for x in np.nonzero(lanes.where(flat % width != 0, False)))
+        raise MemcheckError(
+            f"cudaErrorMisalignedAddress: misaligned {lane_bytes}-byte __shared__ access at element "
+            f"{int(flat[b, t])} of {arr.name} (not a multiple of {width})\n    at {site}\n"
+            f"    by thread {fmt3(lanes.geo.thread(t))} in block {fmt3(lanes.block_of(b))}"
+        )
+    k = max(1, lane_bytes // 4)  # 4-byte words per lane
+    word = flat * itemsize // 4
+    words = word[..., None] + np.arange(k) if k > 1 else word[..., None]
+    done, ideal = wavefronts(*phases(lanes.geo.rows(words), lanes.row_mask))
+    c.shared_wavefronts += done
+    c.shared_ideal_wavefronts += ideal
+    c.shared_requests += blk._issue(c, lanes)
+
+    run = lanes if bad is None else blk._lanes((np.ones(bad.shape, bool) if lanes.all else lanes.mask) & ~bad)
+    b, t = run.threads
+    key = b * arr.size + flat[b, t]
+    warp = t // 32
+    if width > 1:
+        key = (key[:, None] + np.arange(width)).reshape(-1)
+        warp = np.repeat(warp, width)
+    extra = (width,) if width > 1 else ()
+    data, written = arr.data.reshape(-1), arr.written.reshape(-1)
+    if kind == "read":
+        if "initcheck" in tools:
+            unwritten = ~written[key]
+            if unwritten.any():
+                _uninitialized(arr, site, run, int(np.argmax(unwritten)) // width, int(key[np.argmax(unwritten)]), lane_bytes)
+        if "racecheck" in tools:
+            _hazards(blk, arr, site, "read", key, warp, width)
+        out = np.zeros((blk.nblocks, blk.nthreads) + extra, arr.dtype)
+        out[b, t] = data[key].reshape((-1,) + extra)
+        return out
+    values = per_thread(np.asarray(value, dtype=arr.dtype), blk.nblocks, blk.nthreads, site, "value", extra)
+    if kind == "write":
+        if "racecheck" in tools:
+            _hazards(blk, arr, site, "write", key, warp, width)
+        data[key] = values[b, t].reshape(-1)
+        written[key] = True
+        return None
+    cmp = None
+    if op == "cas":
+        cmp = per_thread(np.asarray(compare, dtype=arr.dtype), blk.nblocks, blk.nthreads, site, "compare")[b, t]
+    old = atomics.apply(data, key, values[b, t], op, cmp)
+    written[key] = True
+    c.atomics += lanes.rows
+    c.atomic_conflicts += lanes.count - distinct_per_warp(lanes.geo.rows(flat), lanes.row_mask)
+    out = np.zeros((blk.nblocks, blk.nthreads), arr.dtype)
+    out[b, t] = old
+    return out
+
+
+def _mark(table: np.ndarray, key: np.ndarray, bit: np.ndarray) -> None:
+    # A fancy |= keeps one lane's result when several lanes hit the same element; when they
+    # belong to different warps a bit is lost. Add those lanes again, unbuffered.
+    table[key] |= bit
+    lost = (table[key] & bit) == 0
+    if lost.any():
+        np.bitwise_or.at(table, key[lost], bit[lost])
+
+
+def _hazards(blk, arr: Shared, site, kind: str, key, warp, width: int) -> None:
+    """Check one access of the warps in ``warp`` (in order) against this phase, then log it."""
+    L = blk._L
+    sid = L.site_id(site)
+    seq = L.next_seq()
+    bit = np.left_shift(np.uint32(1), warp.astype(np.uint32))
+    found = []
+    if kind == "read":
+        found.append((0, arr.writers[key] & ~bit, arr.last_write[key]))
+        _mark(arr.readers, key, bit)
+        arr.last_read[key] = sid
+    else:
+        found.append((1, arr.readers[key] & ~bit, arr.last_read[key]))
+        prior = arr.writers[key] & ~bit
+        other_site = arr.last_write[key]
+        # Warps of this same store that write an element before this warp does.
+        order = np.arange(key.size)
+        arr._stamp[key] = order
+        if (arr._stamp[key] != order).any():
+            lowest = np.full(arr.writers.size, 64, np.int64)
+            np.minimum.at(lowest, key, warp)
+            first = lowest[key]
+            earlier = first < warp
+            prior = prior | np.where(earlier, np.left_shift(np.uint32(1), first.astype(np.uint32)), np.uint32(0))
+            other_site = np.where(earlier, sid, other_site)
+        found.append((2, prior, other_site))
+        _mark(arr.writers, key, bit)
+        arr.last_write[key] = sid
+    for rank, others, other_site in found:
+        hits = np.flatnonzero(others)
+        if hits.size == 0:
+            continue
+        block = key[hits] // arr.size
+        _, first = np.unique(block, return_index=True)  # first lane of every block with a hit
+        for h in hits[first]:
+            o = int(others[h])
+            b, element = divmod(int(key[h]), arr.size)
+            L.race_log.append((blk.first + b, seq, rank, Race(
+                RACE_KINDS[rank], blk._geo.block(blk.first + b), int(warp[h]), (o & -o).bit_length() - 1,
+                arr.name, element, site, _unravel(element, arr.shape), L.site_list[int(other_site[h])]
+                if other_site[h] >= 0 else None)))
+
+
+def _unravel(element: int, shape) -> str:
+    """'[1][0]' for element 33 of a (32, 33) array: the index as the kernel wrote it."""
+    return "".join(f"[{int(i)}]" for i in np.unravel_index(element, shape))
+
+
+def _uninitialized(arr: Shared, site, run, lane: int, key: int, lane_bytes: int):
+    b, t = (int(x[lane]) for x in run.threads)
+    raise InitcheckError(
+        f"Uninitialized __shared__ memory read of size {lane_bytes} bytes\n"
+        f"    at {site}\n"
+        f"    by thread {fmt3(run.geo.thread(t))} in block {fmt3(run.block_of(b))}\n"
+        f"    shared {arr.name}{_unravel(key % arr.size, arr.shape)} was never written by this block\n"
+        f"    (turn this check off with launch(..., tools=...) without \"initcheck\")"
+    )

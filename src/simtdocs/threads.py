@@ -1,0 +1,124 @@
+"""Threads, warps and masks: which lanes one instruction runs for.
+
+The simulator runs a *pass* of B blocks of T threads at once, so a per-thread value is an
+array of shape (B, T). Thread ``t`` of a block is lane ``t % 32`` of warp ``t // 32``; when T
+is not a multiple of 32 the last warp is partial and its missing lanes never run.
+
+Everything the hardware counts, it counts per warp instruction. So the counting code looks
+at warps as *rows* of 32 lanes: ``Geometry.rows`` turns a (B, T) array into (B·W, 32), W
+warps per block, and ``Lanes`` holds the active lanes of one instruction as such rows.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+#: Lanes of a warp. The counters, shuffles and votes are all defined for this width.
+WARP_SIZE = 32
+
+
+class Geometry:
+    """The thread numbering of one launch: ``threadIdx`` of every thread of a block."""
+
+    def __init__(self, grid: tuple[int, int, int], block: tuple[int, int, int]):
+        self.grid = grid
+        self.bdx, self.bdy, self.bdz = block
+        self.threads = self.bdx * self.bdy * self.bdz
+        self.warps = -(-self.threads // WARP_SIZE)
+        tid = np.arange(self.threads, dtype=np.int32)[None, :]
+        self.tid = tid
+        self.tx = tid % self.bdx
+        self.ty = (tid // self.bdx) % self.bdy
+        self.tz = tid // (self.bdx * self.bdy)
+        self.lane = tid % WARP_SIZE
+        self.warp = tid // WARP_SIZE
+        #: False for the missing lanes of a partial last warp.
+        self.lane_exists = np.arange(self.warps * WARP_SIZE) < self.threads
+        self.ragged = self.threads % WARP_SIZE != 0
+
+    def block(self, linear: int) -> tuple[int, int, int]:
+        """``blockIdx`` of the block with linear id ``linear`` (x fastest)."""
+        gx, gy, _ = self.grid
+        return (linear % gx, (linear // gx) % gy, linear // (gx * gy))
+
+    def thread(self, t: int) -> tuple[int, int, int]:
+        """``threadIdx`` of thread ``t`` of a block."""
+        return (t % self.bdx, (t // self.bdx) % self.bdy, t // (self.bdx * self.bdy))
+
+    def rows(self, x: np.ndarray, fill=0) -> np.ndarray:
+        """(B, T, ...) per-thread values as (B·W, 32, ...) warp rows; missing lanes get ``fill``."""
+        B = x.shape[0]
+        extra = x.shape[2:]
+        if not self.ragged:
+            return x.reshape((B * self.warps, WARP_SIZE) + extra)
+        out = np.full((B, self.warps * WARP_SIZE) + extra, fill, dtype=x.dtype)
+        out[:, : self.threads] = x
+        return out.reshape((B * self.warps, WARP_SIZE) + extra)
+
+
+class Lanes:
+    """The active threads of one instruction over a pass.
+
+    ``mask`` is a dense (B, T) bool array, or None when every thread runs. Everything else is
+    derived on first use: most instructions need only a few of these.
+    """
+
+    def __init__(self, geo: Geometry, first: int, blocks: int, mask: np.ndarray | None):
+        self.geo = geo
+        self.first = first  # linear id of the pass's first block
+        self.blocks = blocks
+        self.mask = mask
+
+    def block_of(self, b: int) -> tuple[int, int, int]:
+        """``blockIdx`` of block ``b`` of the pass."""
+        return self.geo.block(self.first + b)
+
+    @property
+    def all(self) -> bool:
+        return self.mask is None
+
+    @functools.cached_property
+    def count(self) -> int:
+        """Active lanes: the ``active_lanes`` this instruction adds once per issue."""
+        return self.blocks * self.geo.threads if self.mask is None else int(np.count_nonzero(self.mask))
+
+    @functools.cached_property
+    def row_mask(self) -> np.ndarray | None:
+        """(B·W, 32) bool: the active lanes of every warp; None when all 32 lanes of all run."""
+        if self.mask is None:
+            if not self.geo.ragged:
+                return None
+            exists = self.geo.lane_exists.reshape(self.geo.warps, WARP_SIZE)
+            return np.broadcast_to(exists, (self.blocks,) + exists.shape).reshape(-1, WARP_SIZE)
+        return self.geo.rows(self.mask, False)
+
+    @functools.cached_property
+    def row_any(self) -> np.ndarray | None:
+        """(B·W,) bool: warps with an active lane, the warps that issue; None when all do."""
+        if self.mask is None:
+            return None
+        return self.row_mask.any(axis=1)
+
+    @functools.cached_property
+    def rows(self) -> int:
+        """Warps with at least one active lane: the warp instructions this instruction issues."""
+        if self.mask is None:
+            return self.blocks * self.geo.warps
+        return int(np.count_nonzero(self.row_any))
+
+    @functools.cached_property
+    def threads(self) -> tuple[np.ndarray, np.ndarray]:
+        """(block in the pass, thread) of every active lane, in serial order."""
+        if self.mask is None:
+            T = self.geo.threads
+            return np.repeat(np.arange(self.blocks), T), np.tile(np.arange(T), self.blocks)
+        return np.nonzero(self.mask)
+
+    def where(self, values: np.ndarray, fill=0) -> np.ndarray:
+        """``values`` (B, T, ...) with the inactive lanes set to ``fill``."""
+        if self.mask is None:
+            return values
+        m = self.mask.reshape(self.mask.shape + (1,) * (values.ndim - 2))
+        return np.where(m, values, fill)
