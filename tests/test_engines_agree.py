@@ -1,0 +1,497 @@
+"""The fast engine against the reference engine on random kernels.
+
+A random kernel is real Python source, generated from a random list of operations (global
+and shared loads and stores of every dtype, width, index dtype, stride, gather, view and
+mask; branches, alu, syncs, syncwarp, the four shuffles, votes and atomics) over a random
+block shape and grid. Its index arrays are tables indexed by ``[linear block id, tid]``,
+so the kernel is the same whether blocks run one at a time or in batches. Every value a
+``blk`` call returns is recorded per block through a side channel, so results are
+compared without adding instructions.
+
+Both engines must agree exactly on the arrays, every counter (totals and per source
+line), the race records (sites included), every returned value, and, for an invalid
+kernel, the exception (its type; with one block per pass also its first line).
+
+``SIMTDOCS_LONG=1`` runs the long form (thousands of examples); ``benchmarks/agreement.py``
+runs N examples outside pytest.
+"""
+
+from __future__ import annotations
+
+import itertools
+import linecache
+import os
+import random
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import simtdocs
+from simtdocs import reference
+from simtdocs.diagnostics import TOOLS
+
+INTS = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
+DTYPES = INTS + [np.float16, np.float32, np.float64]
+BLOCKS = [(32,), (64,), (1,), (7,), (33,), (100,), (130,), (16, 16), (8, 4), (32, 2), (5, 7), (4, 3, 5), (2, 2, 8), (3, 3, 3)]
+GRIDS = [(1,), (2,), (3,), (4,), (2, 2), (1, 2, 2), (3, 1, 1)]
+OPS = ["gload", "gload", "gstore", "gstore", "sload", "sload", "sstore", "sstore", "branch", "alu", "sync",
+       "syncwarp", "shuffle", "shuffle", "vote", "atomic", "atomic"]
+ALL = frozenset(OPS) | {"errors", "views", "wide", "tools", "dynamic", "index_dtypes", "tuple"}
+
+
+class Chooser:
+    """Random choices, from hypothesis (``draw``) or from ``random.Random`` (benchmarks)."""
+
+    def __init__(self, draw=None, seed=0):
+        self.draw = draw
+        self.random = random.Random(seed)
+        self.rng = np.random.default_rng(self.integers(0, 2**32 - 1))
+
+    def integers(self, lo, hi):
+        return self.draw(st.integers(lo, hi)) if self.draw else self.random.randint(lo, hi)
+
+    def choice(self, seq):
+        return seq[self.integers(0, len(seq) - 1)]
+
+    def chance(self, percent):
+        return self.integers(0, 99) < percent
+
+
+@dataclass
+class Program:
+    source: str
+    block: tuple
+    grid: tuple
+    tables: list
+    arrays: list  # (name, base 1-D array, offset in elements, shape)
+    tools: tuple = TOOLS
+    shared_bytes: int = 0
+    filename: str = ""
+
+    def kernel(self):
+        linecache.cache[self.filename] = (len(self.source), None, self.source.splitlines(True), self.filename)
+        scope = {"np": np}
+        exec(compile(self.source, self.filename, "exec"), scope)
+        return scope["kernel"]
+
+    def fresh_args(self):
+        bases = [base.copy() for _, base, _, _ in self.arrays]
+        views = [b[k:k + int(np.prod(shape))].reshape(shape) for b, (_, _, k, shape) in zip(bases, self.arrays)]
+        return bases, views
+
+
+class Recorder:
+    """Side channel: every value a blk call returned, per (op number, linear block)."""
+
+    def __init__(self):
+        self.values = {}
+
+    def __call__(self, n, lin, value):
+        lin = np.asarray(lin).reshape(-1)
+        value = np.asarray(value)
+        rows = np.broadcast_to(value, (lin.size,) + value.shape[1:]) if value.ndim else np.broadcast_to(value, lin.shape)
+        for i, b in enumerate(lin):
+            self.values[(n, int(b))] = np.array(rows[i])
+
+
+@dataclass
+class Builder:
+    c: Chooser
+    block: tuple
+    grid: tuple
+    features: frozenset
+    lines: list = field(default_factory=list)
+    tables: list = field(default_factory=list)
+    arrays: list = field(default_factory=list)
+    inputs: list = field(default_factory=list)  # (name, dtype, shape, offset)
+    outputs: list = field(default_factory=list)  # (name, dtype, shape, offset, region)
+    shared: list = field(default_factory=list)  # (name, dtype, shape)
+    regs: list = field(default_factory=list)  # (name, width, kind)
+    masks: list = field(default_factory=list)
+    count: itertools.count = field(default_factory=itertools.count)
+    shared_bytes: int = 0
+    tools: set = field(default_factory=lambda: {"memcheck", "racecheck", "synccheck", "initcheck"})
+
+    def __post_init__(self):
+        self.T = int(np.prod(self.block))
+        self.nb = int(np.prod(self.grid))
+        self.tid = np.arange(self.T)
+        self.rng = self.c.rng
+
+    # -- pieces of source ---------------------------------------------------------------------
+
+    def emit(self, text):
+        self.lines.append("    " + text)
+
+    def table(self, values, dtype=None):
+        values = np.asarray(values)
+        self.tables.append(values.astype(dtype) if dtype is not None else values)
+        return f"T[{len(self.tables) - 1}][lin, tid]"
+
+    def has(self, feature):
+        return feature in self.features
+
+    def error(self, percent=3):
+        return self.has("errors") and self.c.chance(percent)
+
+    def index_dtype(self, lo, hi):
+        if not self.has("index_dtypes"):
+            return np.int64
+        fits = [d for d in INTS if np.iinfo(d).min <= lo and hi <= np.iinfo(d).max]
+        return self.c.choice(fits)
+
+    # -- masks and values ---------------------------------------------------------------------
+
+    def mask_array(self):
+        """A concrete (blocks, threads) mask, or None for all threads."""
+        kind = self.c.choice(["none", "none", "random", "prefix", "warps", "blocks", "empty"])
+        if kind == "none":
+            return None
+        if kind == "random":
+            return self.rng.random((self.nb, self.T)) < self.c.choice([0.2, 0.5, 0.9])
+        if kind == "prefix":
+            return np.broadcast_to(self.tid < self.c.integers(0, self.T), (self.nb, self.T))
+        if kind == "warps":
+            keep = self.rng.random(-(-self.T // 32)) < 0.5
+            return np.broadcast_to(keep[self.tid // 32], (self.nb, self.T))
+        if kind == "blocks":
+            keep = self.rng.random(self.nb) < 0.5
+            return np.broadcast_to(keep[:, None], (self.nb, self.T))
+        return np.zeros((self.nb, self.T), bool)
+
+    def mask(self):
+        if self.masks and self.c.chance(25):
+            return self.c.choice(self.masks)
+        m = self.mask_array()
+        return "None" if m is None else self.table(m)
+
+    def value(self, dtype, width):
+        """An expression of one value per thread (width > 1: a trailing axis of width)."""
+        usable = [(n, w) for n, w, kind in self.regs if kind == "num" and w in (1, width)]
+        if usable and self.c.chance(60):
+            name, w = self.c.choice(usable)
+            return name if w == width else f"{name}[..., None]"
+        shape = (self.nb, self.T) + ((width,) if width > 1 else ())
+        return self.table(self.rng.integers(0, 20, shape), self.c.choice([dtype, np.float64, np.int64]))
+
+    def record(self, expr, width=1, kind="num"):
+        n = next(self.count)
+        name = f"r{n}"
+        self.emit(f"{name} = {expr}")
+        self.emit(f"R({n}, lin, {name})")
+        self.regs.append((name, width, kind))
+        return name
+
+    # -- addresses ----------------------------------------------------------------------------
+
+    def index(self, shape, itemsize, width, offset=0, region=None):
+        """Index expression (flat or tuple) of element indices valid for ``width``, per block
+        inside ``region`` (elements per block) if given."""
+        size = int(np.prod(shape))
+        rows = []
+        for b in range(self.nb):
+            lo, hi = (b * region, (b + 1) * region) if region else (0, size)
+            cands = np.arange(lo, hi - width + 1)
+            cands = cands[(offset + cands) % width == 0]
+            if cands.size == 0:
+                return None
+            pattern = self.c.choice(["linear", "gather", "broadcast", "reverse", "stride"])
+            k = cands.size
+            if pattern == "linear":
+                pick = (self.c.integers(0, k - 1) + self.tid) % k
+            elif pattern == "stride":
+                pick = (self.c.integers(0, k - 1) + self.c.choice([2, 3, 4, 8, 16, 17, 32, 33]) * self.tid) % k
+            elif pattern == "gather":
+                pick = self.rng.integers(0, k, self.T)
+            elif pattern == "broadcast":
+                per_warp = self.rng.integers(0, k, -(-self.T // 32))
+                pick = np.full(self.T, per_warp[0]) if self.c.chance(50) else per_warp[self.tid // 32]
+            else:
+                pick = (k - 1 - self.tid) % k
+            rows.append(cands[pick])
+        flat = np.stack(rows)
+        if self.error(1):  # one thread past the end (or before the start)
+            b, t = self.rng.integers(0, self.nb), self.rng.integers(0, self.T)
+            flat[b, t] = size if self.c.chance(70) else -1
+        if self.error(1):
+            return f"{self.table(flat, np.float64)}"
+        if len(shape) == 2 and width == 1 and self.has("tuple") and self.c.chance(50) and flat.min() >= 0:
+            r, col = np.divmod(flat, shape[1])
+            return (f"({self.table(r, self.index_dtype(r.min(), r.max()))}, "
+                    f"{self.table(col, self.index_dtype(col.min(), col.max()))})")
+        return self.table(flat, self.index_dtype(int(flat.min()), int(flat.max())))
+
+    def width(self, itemsize, shape=None):
+        widths = [w for w in (1, 2, 4) if itemsize * w in (1, 2, 4, 8, 16)]
+        if not self.has("wide") or (shape is not None and len(shape) > 1):
+            return 1
+        return self.c.choice(widths)
+
+    # -- declarations -------------------------------------------------------------------------
+
+    def declare(self):
+        n_in = self.c.integers(1, 2)
+        n_out = self.c.integers(1, 2)
+        for i in range(n_in + n_out):
+            dtype = np.dtype(self.c.choice(DTYPES))
+            out = i >= n_in
+            offset = self.c.integers(0, 5) if self.has("views") and self.c.chance(40) else 0
+            if out:
+                region = self.c.integers(2, 40) * 4
+                shape = (self.nb * region,)
+            else:
+                region = None
+                shape = (self.c.integers(1, 600),) if self.c.chance(70) else (self.c.integers(1, 20), self.c.integers(1, 40))
+            size = int(np.prod(shape))
+            base = self.rng.integers(0, 50, size + offset + self.c.integers(0, 3)).astype(dtype)
+            name = f"{'o' if out else 'g'}{i}"
+            self.arrays.append((name, base, offset, shape))
+            (self.outputs if out else self.inputs).append((name, dtype, shape, offset, region))
+        for i in range(self.c.integers(0, 2)):
+            dtype = np.dtype(self.c.choice(DTYPES))
+            size = self.c.integers(1, min(8 * self.T, 400))
+            shape = (size,)
+            if self.c.chance(30):
+                cols = self.c.choice([c for c in (1, 2, 4, 8, 16, 17, 32, 33) if c <= size] or [1])
+                shape = (max(1, size // cols), cols)
+            dynamic = self.has("dynamic") and self.c.chance(20)
+            name = f"s{i}"
+            args = f"{shape}, np.{dtype.name}, name={name!r}" + (", dynamic=True" if dynamic else "")
+            if dynamic:
+                self.shared_bytes += int(np.prod(shape)) * dtype.itemsize
+            self.emit(f"{name} = blk.shared({args})")
+            self.shared.append((name, dtype, shape))
+            size = int(np.prod(shape))
+            if not self.error(8):
+                self.emit(f"for f in range(0, {size}, blk.nthreads):")
+                self.emit(f"    blk.store({name}, f + tid, 1, mask=f + tid < {size})")
+                if self.c.chance(85):
+                    self.emit("blk.sync()")
+        if self.has("tools") and self.c.chance(20):
+            self.tools.discard(self.c.choice(sorted(self.tools)))
+
+    # -- operations ---------------------------------------------------------------------------
+
+    def op(self):
+        kind = self.c.choice([o for o in OPS if o in self.features])
+        getattr(self, "op_" + kind)()
+
+    def op_gload(self):
+        name, dtype, shape, offset, region = self.c.choice(self.inputs + self.outputs)
+        w = self.width(dtype.itemsize, shape)
+        idx = self.index(shape, dtype.itemsize, w, offset, region)
+        if idx is None:
+            return
+        self.record(f"blk.load({name}, {idx}, mask={self.mask()}, width={w})", w)
+
+    def op_gstore(self):
+        name, dtype, shape, offset, region = self.c.choice(self.outputs)
+        w = self.width(dtype.itemsize)
+        idx = self.index(shape, dtype.itemsize, w, offset, region)
+        if idx is not None:
+            self.emit(f"blk.store({name}, {idx}, {self.value(dtype, w)}, mask={self.mask()}, width={w})")
+
+    def op_sload(self):
+        if self.shared:
+            name, dtype, shape = self.c.choice(self.shared)
+            w = self.width(dtype.itemsize, shape)
+            idx = self.index(shape, dtype.itemsize, w)
+            if idx is not None:
+                self.record(f"blk.load({name}, {idx}, mask={self.mask()}, width={w})", w)
+
+    def op_sstore(self):
+        if self.shared:
+            name, dtype, shape = self.c.choice(self.shared)
+            w = self.width(dtype.itemsize, shape)
+            idx = self.index(shape, dtype.itemsize, w)
+            if idx is not None:
+                self.emit(f"blk.store({name}, {idx}, {self.value(dtype, w)}, mask={self.mask()}, width={w})")
+
+    def op_branch(self):
+        nums = [n for n, w, kind in self.regs if kind == "num" and w == 1]
+        if nums and self.c.chance(50):
+            cond = f"{self.c.choice(nums)} > {self.c.integers(0, 20)}"
+        else:
+            cond = self.table(self.rng.random((self.nb, self.T)) < 0.5)
+        name = self.record(f"blk.branch({cond}, mask={self.mask()})", 1, "bool")
+        self.masks.append(name)
+
+    def op_alu(self):
+        self.emit(f"blk.alu({self.c.integers(1, 3)}, mask={self.mask()})")
+
+    def op_sync(self):
+        kind = self.c.choice(["all", "all", "blocks", "nobody", "part"])
+        if kind == "all":
+            self.emit("blk.sync()")
+        elif kind == "blocks":
+            self.emit(f"blk.sync(mask={self.table(np.broadcast_to(self.rng.random((self.nb, 1)) < 0.5, (self.nb, self.T)))})")
+        elif kind == "nobody":
+            self.emit(f"blk.sync(mask={self.table(np.zeros((self.nb, self.T), bool))})")
+        elif self.error(30) or "synccheck" not in self.tools:
+            self.emit(f"blk.sync(mask={self.table(self.rng.random((self.nb, self.T)) < 0.5)})")
+
+    def op_syncwarp(self):
+        self.emit(f"blk.syncwarp(mask={self.mask()})")
+
+    def op_shuffle(self):
+        kind = self.c.choice(["shfl_down", "shfl_up", "shfl_xor", "shfl"])
+        lane = self.tid % 32
+        if kind == "shfl":
+            src_table = self.rng.integers(-40, 70, (self.nb, self.T))
+            src = src_table % 32
+            amount = self.table(src_table, self.index_dtype(-40, 70)) if self.c.chance(70) else None
+            if amount is None:
+                k = self.c.integers(0, 40)
+                src, amount = np.full((self.nb, self.T), k % 32), str(k)
+        else:
+            k = self.c.integers(0, 33) if kind != "shfl_xor" else self.c.integers(0, 40)
+            amount = str(k)
+            s = {"shfl_down": lane + k, "shfl_up": lane - k, "shfl_xor": lane ^ k}[kind]
+            src = np.broadcast_to(s, (self.nb, self.T))
+        m = self.mask_array()
+        active = np.ones((self.nb, self.T), bool) if m is None else m.copy()
+        if not self.error(6):
+            changed = True
+            while changed:  # drop lanes whose source lane is inside the warp but not active
+                changed = False
+                for b in range(self.nb):
+                    for t in range(self.T):
+                        s = int(src[b, t])
+                        if active[b, t] and 0 <= s < 32:
+                            u = t - t % 32 + s
+                            if u >= self.T or not active[b, u]:
+                                active[b, t] = False
+                                changed = True
+        mask = "None" if active.all() and m is None else self.table(active)
+        nums = [(n, w) for n, w, kind2 in self.regs if kind2 in ("num", "bool")]
+        if nums and self.c.chance(60):
+            v, w = self.c.choice(nums)
+        else:
+            w = 1
+            v = self.table(self.rng.integers(0, 100, (self.nb, self.T)), self.c.choice(DTYPES))
+        self.record(f"blk.{kind}({v}, {amount}, mask={mask})", w)
+
+    def op_vote(self):
+        kind = self.c.choice(["ballot", "any", "all"])
+        pred = self.table(self.rng.random((self.nb, self.T)) < self.c.choice([0.1, 0.5, 0.95]))
+        self.record(f"blk.{kind}({pred}, mask={self.mask()})", 1, "bits" if kind == "ballot" else "bool")
+
+    def op_atomic(self):
+        targets = [(n, d, s, 0, None) for n, d, s in self.shared] + self.outputs
+        name, dtype, shape, offset, region = self.c.choice(targets)
+        if dtype.itemsize not in (1, 2, 4, 8):
+            return
+        idx = self.index(shape, dtype.itemsize, 1, offset, region)
+        if idx is None:
+            return
+        kind = self.c.choice(["add", "add", "max", "min", "exch", "cas"])
+        value = self.table(self.rng.integers(0, 5, (self.nb, self.T)), dtype)
+        if kind == "cas":
+            compare = self.table(self.rng.integers(0, 3, (self.nb, self.T)), dtype)
+            self.record(f"blk.atomic_cas({name}, {idx}, {compare}, {value}, mask={self.mask()})")
+        else:
+            self.record(f"blk.atomic_{kind}({name}, {idx}, {value}, mask={self.mask()})")
+
+    def program(self, n):
+        head = [f"def kernel(blk, T, R, {', '.join(name for name, *_ in self.arrays)}):",
+                "    lin = blk.bx + blk.gdx * (blk.by + blk.gdy * blk.bz)",
+                "    tid = blk.tid"]
+        source = "\n".join(head + self.lines) + "\n"
+        tools = tuple(t for t in ("memcheck", "racecheck", "synccheck", "initcheck") if t in self.tools)
+        return Program(source, self.block, self.grid, self.tables, self.arrays, tools, self.shared_bytes,
+                       f"<random kernel {n}>")
+
+
+_serial = itertools.count()
+
+
+def generate(c: Chooser, features=ALL) -> Program:
+    """A random kernel: declarations, then 1 to 10 operations."""
+    b = Builder(c, c.choice(BLOCKS), c.choice(GRIDS), frozenset(features))
+    b.declare()
+    for _ in range(c.integers(1, 10)):
+        b.op()
+    return b.program(next(_serial))
+
+
+# -- running and comparing ----------------------------------------------------------------------
+
+def run(engine, p: Program, **kw):
+    """Everything observable of one launch, or the exception it raised."""
+    bases, views = p.fresh_args()
+    rec = Recorder()
+    try:
+        stats = engine(p.kernel(), p.grid, p.block, args=(p.tables, rec, *views), tools=p.tools,
+                       shared_bytes=p.shared_bytes, **kw)
+    except Exception as exc:  # noqa: BLE001 - the exception is what is compared
+        return {"error": (type(exc), str(exc).splitlines()[0] if str(exc) else "")}
+    races = [(r.kind, r.block, r.warp, r.other_warp, r.array, r.address, r.index, r.site, r.other_site)
+             for r in stats.races]
+    return {"arrays": bases, "totals": stats.totals, "by_site": dict(stats.by_site), "races": races,
+            "values": rec.values}
+
+
+def differences(p: Program, strict_messages=True) -> list[str]:
+    """What differs between the reference and the fast engine at batching 1, 3 and default."""
+    ref = run(reference.launch, p)
+    found = []
+    for per_pass in (1, 3, None):
+        fast = run(simtdocs.launch, p, blocks_per_pass=per_pass)
+        tag = f"blocks_per_pass={per_pass}"
+        if "error" in ref or "error" in fast:
+            r, f = ref.get("error"), fast.get("error")
+            if r is None or f is None or r[0] is not f[0]:
+                found.append(f"{tag}: reference {r or 'ran'}, fast {f or 'ran'}")
+            elif per_pass == 1 and strict_messages and r[1] != f[1]:
+                found.append(f"{tag}: messages differ:\n  reference: {r[1]}\n  fast:      {f[1]}")
+            continue
+        for i, (a, b) in enumerate(zip(ref["arrays"], fast["arrays"])):
+            if a.tobytes() != b.tobytes():
+                found.append(f"{tag}: array {p.arrays[i][0]}: reference {a.tolist()}, fast {b.tolist()}")
+        if ref["totals"] != fast["totals"]:
+            found.append(f"{tag}: totals\n  reference {ref['totals']}\n  fast      {fast['totals']}")
+        for site in sorted(set(ref["by_site"]) | set(fast["by_site"]), key=lambda s: s.lineno):
+            a, b = ref["by_site"].get(site), fast["by_site"].get(site)
+            if a != b:
+                found.append(f"{tag}: line {site.lineno} ({site.source})\n  reference {a}\n  fast      {b}")
+        if ref["races"] != fast["races"]:
+            found.append(f"{tag}: races\n  reference {ref['races']}\n  fast      {fast['races']}")
+        if ref["values"].keys() != fast["values"].keys():
+            found.append(f"{tag}: recorded values {sorted(ref['values'])} vs {sorted(fast['values'])}")
+        for key in sorted(ref["values"].keys() & fast["values"].keys()):
+            a, b = ref["values"][key], fast["values"][key]
+            if a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes():
+                found.append(f"{tag}: value r{key[0]} of block {key[1]}: reference {a.dtype}{a.tolist()}, "
+                             f"fast {b.dtype}{b.tolist()}")
+    return found
+
+
+def describe(p: Program, found) -> str:
+    return (f"launch grid={p.grid} block={p.block} tools={p.tools} shared_bytes={p.shared_bytes}\n"
+            f"arrays: {[(n, str(b.dtype), k, s) for n, b, k, s in p.arrays]}\n{p.source}\n" + "\n".join(found))
+
+
+@st.composite
+def programs(draw, features=ALL):
+    return generate(Chooser(draw), features)
+
+
+def check(p: Program):
+    found = differences(p)
+    assert not found, describe(p, found)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(programs())
+def test_engines_agree_on_random_kernels(p):
+    check(p)
+
+
+@pytest.mark.skipif(not os.environ.get("SIMTDOCS_LONG"), reason="long form: set SIMTDOCS_LONG=1")
+@settings(max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(programs())
+def test_engines_agree_on_random_kernels_long(p):
+    check(p)
