@@ -1,11 +1,10 @@
-"""Sector and wavefront counts against the per-lane reference, on random access patterns."""
+"""Sector and wavefront counts against the reference engine (simtdocs.reference), on random access patterns."""
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference import global_counters, shared_wavefronts
-from simtdocs import launch
+from simtdocs import launch, reference
 from simtdocs.memory import distinct_per_warp, phases, wavefronts
 
 
@@ -47,11 +46,9 @@ def test_global_counters_match_reference(p):
     blocks, threads, dtype, width, size, index, active = p
     a = np.arange(size).astype(dtype)
     got = launch(_read, grid=blocks, block=threads, args=(a, index, active, width))
-    ref = global_counters(index, active, dtype.itemsize, width)
-    assert got.requests == ref["requests"]
-    assert got.sectors == ref["sectors"]
-    assert got.requested_bytes == ref["requested_bytes"]
-    assert got.active_lanes == ref["active_lanes"]
+    ref = reference.launch(_read, grid=blocks, block=threads, args=(a, index, active, width))
+    assert (got.requests, got.sectors, got.requested_bytes, got.active_lanes) == (
+        ref.requests, ref.sectors, ref.requested_bytes, ref.active_lanes)
     # Batching blocks into one numpy pass must not change a single counter.
     one_by_one = launch(_read, grid=blocks, block=threads, args=(a, index, active, width), blocks_per_pass=1)
     assert one_by_one.totals == got.totals
@@ -73,8 +70,10 @@ def test_shared_wavefronts_match_reference(p):
     blocks, threads, dtype, width, size, index, active = p
     index = index // width  # element indices of a scalar access
     got = launch(_read_shared, grid=blocks, block=threads, args=(index, active, dtype, size))
-    line = got.lines[-1].counters
-    assert (line.shared_wavefronts, line.shared_requests) == shared_wavefronts(index, active, dtype.itemsize)
+    ref = reference.launch(_read_shared, grid=blocks, block=threads, args=(index, active, dtype, size))
+    line, ref_line = got.lines[-1].counters, ref.lines[-1].counters
+    assert (line.shared_wavefronts, line.shared_ideal_wavefronts, line.shared_requests) == (
+        ref_line.shared_wavefronts, ref_line.shared_ideal_wavefronts, ref_line.shared_requests)
 
 
 def test_distinct_per_warp_by_hand():
