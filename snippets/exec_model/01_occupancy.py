@@ -18,6 +18,60 @@ from simtdocs.docs import Figure, T, Table, figure, glue, show
 # --8<-- [end:setup]
 
 
+# %% [markdown]
+# ## 基线 · The baseline
+#
+# The software baseline is cited (vLLM release, model card); the GPU columns are read
+# from simtdocs' device presets, whose sources are named in simtdocs/devices.py.
+
+# %%
+# --8<-- [start:baseline]
+from simtdocs import H100
+
+VLLM_VERSION = "0.26.0"  # the vLLM release this lecture reads (tag v0.26.0)
+MODEL = "Qwen2.5-7B-Instruct"  # whose config.json gives d of the silu_and_mul example
+GPU_MEMORY_GB = 24  # RTX 4090: 24 GB GDDR6X (Ada whitepaper)
+major, minor = RTX4090.compute_capability
+show(Table([
+    (T("推理引擎", "inference engine"), f"vLLM {VLLM_VERSION}"),
+    (T("模型", "model"), MODEL),
+    (T("GPU", "GPU"), f"{RTX4090.name}, {GPU_MEMORY_GB} GB"),
+    (T("架构与计算能力", "architecture, compute capability"), f"Ada Lovelace, {major}.{minor}"),
+], [T("基线", "baseline"), T("取值", "value")], align="ll"))
+glue("em_vllm_version", VLLM_VERSION)
+glue("em_model", MODEL)
+glue("em_gpu_memory_gb", GPU_MEMORY_GB)
+glue("em_cc", f"{major}.{minor}")
+# --8<-- [end:baseline]
+
+
+# %%
+# --8<-- [start:devices]
+def spec_rows(devices):
+    """One row per specification, one column per device (read from simtdocs.devices)."""
+    rows = [
+        (T("计算能力", "compute capability"), lambda d: "{}.{}".format(*d.compute_capability)),
+        (T("SM 数", "SMs"), lambda d: f"{d.sm_count}"),
+        (T("每 SM 最多 warp", "warps per SM, at most"), lambda d: f"{d.max_warps_per_sm}"),
+        (T("每 SM 最多线程块", "blocks per SM, at most"), lambda d: f"{d.max_blocks_per_sm}"),
+        (T("每 SM 寄存器（32 位）", "registers per SM (32-bit)"), lambda d: f"{d.registers_per_sm:,}"),
+        (T("每 SM 共享内存（最多）", "shared memory per SM (max)"), lambda d: f"{d.shared_per_sm // 1024} KB"),
+        (T("显存带宽", "DRAM bandwidth"), lambda d: f"{d.memory_bandwidth / 1e9:,.0f} GB/s"),
+        (T("每 SM 带宽", "bandwidth per SM"), lambda d: f"{d.bandwidth_per_sm / 1e9:.2f} GB/s"),
+        (T("L2 cache", "L2 cache"), lambda d: f"{d.l2_bytes // 2**20} MB"),
+        (T("加速时钟", "boost clock"), lambda d: f"{d.clock_hz / 1e9:.2f} GHz"),
+    ]
+    return [(name, *(get(d) for d in devices)) for name, get in rows]
+
+
+show(Table(spec_rows([H100, RTX4090]), [T("规格", "specification"), "H100 SXM (P2)", T("RTX 4090（本讲）", "RTX 4090 (this lecture)")],
+           align="lrr"))
+glue("em_h100_warps", H100.max_warps_per_sm)
+glue("em_h100_sms", H100.sm_count)
+glue("em_bw_ratio", H100.memory_bandwidth / RTX4090.memory_bandwidth, ".1f")
+# --8<-- [end:devices]
+
+
 # %%
 # --8<-- [start:indexing]
 def where_am_i(blk, index_of, warp_of):
@@ -217,6 +271,8 @@ glue("em_occ_48_512", occupancy(512, 48, device=RTX4090).occupancy, ".0%")
 lh = latency_hiding(warps=1, device=RTX4090)  # assumptions: see simtdocs.analytic.latency
 need = lh.needed_bytes  # bytes one SM must have in flight
 glue("em_lh_latency_ns", lh.latency_s * 1e9, ".0f")
+glue("em_lh_latency_cycles", lh.latency_s * RTX4090.clock_hz, ",.0f")  # at the RTX 4090's boost clock
+glue("em_clock_ghz", RTX4090.clock_hz / 1e9, ".2f")
 glue("em_lh_bw_sm", RTX4090.bandwidth_per_sm / 1e9, ".2f")
 glue("em_lh_needed_bytes", need, ",.0f")
 glue("em_lh_request_bytes", lh.bytes_per_request)

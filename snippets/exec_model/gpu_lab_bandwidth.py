@@ -32,10 +32,11 @@ import torch
 
 assert torch.cuda.is_available(), "this lab needs a CUDA GPU"
 
-WARP = 32  # every NVIDIA GPU so far; AMD's wavefront is 64
-# Resident threads per SM by compute capability, from the CUDA C++ Programming Guide
-# (technical specifications table); used only if PyTorch does not report it.
-THREADS_PER_SM = {(7, 0): 2048, (7, 5): 1024, (8, 0): 2048, (8, 6): 1536, (8, 7): 2048,
+WARP = 32  # every NVIDIA GPU so far (AMD: 64 on CDNA, 32 natively on RDNA)
+# Resident threads per SM by compute capability, from the CUDA C++ Programming Guide 12.9
+# (Table 21, "Maximum number of resident threads per SM"); used only if PyTorch does not
+# report it. 8.7 (Jetson Orin) is 1,536 like 8.6 and 8.9, not 2,048.
+THREADS_PER_SM = {(7, 0): 2048, (7, 5): 1024, (8, 0): 2048, (8, 6): 1536, (8, 7): 1536,
                   (8, 9): 1536, (9, 0): 2048}
 
 p = torch.cuda.get_device_properties(0)

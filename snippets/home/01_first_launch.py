@@ -26,11 +26,12 @@ def vector_add(blk, a, b, c, n):
 
 # %%
 # --8<-- [start:launch]
-n = 1000
+n = 1000  # elements
+threads = 256  # threads per block
 a = np.arange(n, dtype=np.float32)
 b = np.ones(n, dtype=np.float32)
 c = np.zeros(n, dtype=np.float32)
-stats = launch(vector_add, grid=(cdiv(n, 256),), block=(256,), args=(a, b, c, n), device=H100)
+stats = launch(vector_add, grid=(cdiv(n, threads),), block=(threads,), args=(a, b, c, n), device=H100)
 assert np.array_equal(c, a + b)
 # --8<-- [end:launch]
 
@@ -38,5 +39,7 @@ assert np.array_equal(c, a + b)
 # --8<-- [start:report]
 show(Table.counters(stats))
 glue("coalescing", stats.coalescing_efficiency, ".0%")
-glue("blocks", cdiv(n, 256))
+glue("blocks", cdiv(n, threads))
+glue("n", n)
+glue("threads", threads)
 # --8<-- [end:report]

@@ -46,7 +46,9 @@ rows = [
     (T("每多一个 bank 冲突 wavefront", "per extra bank-conflict wavefront"),
      T(f"多 {counters.EXTRA_ISSUE_CYCLES_PER_EXTRA_WAVEFRONT} 个发射周期",
        f"+{counters.EXTRA_ISSUE_CYCLES_PER_EXTRA_WAVEFRONT} issue cycle"), assumed),
-    (T("HBM 访存延迟（§7 用）", "HBM load latency (used in §7)"), f"{MEMORY_LATENCY_S * 1e9:.0f} ns", assumed),
+    (T("HBM 访存延迟，有负载时（§7 用）", "HBM load latency under load (used in §7)"),
+     T(f"{MEMORY_LATENCY_S * 1e9:.0f} ns ≈ {MEMORY_LATENCY_S * d.clock_hz:,.0f} 个周期",
+       f"{MEMORY_LATENCY_S * 1e9:.0f} ns ≈ {MEMORY_LATENCY_S * d.clock_hz:,.0f} cycles"), assumed),
 ]
 show(Table(rows, [T("参数", "parameter"), T("值", "value"), T("类别", "kind")], align="lll"))
 glue("p2_sms", d.sm_count)
@@ -60,6 +62,7 @@ glue("p2_registers", d.registers_per_sm)
 glue("p2_register_kb", d.registers_per_sm * 4 // 1024)
 glue("p2_shared_kb", d.shared_per_sm // 1024)
 glue("p2_latency_ns", MEMORY_LATENCY_S * 1e9, ".0f")
+glue("p2_latency_cycles", MEMORY_LATENCY_S * d.clock_hz, ",.0f")  # the same latency in cycles of this clock
 glue("p2_inflight_mb", d.memory_bandwidth * MEMORY_LATENCY_S / 1e6, ".1f")
 # --8<-- [end:device]
 

@@ -27,24 +27,42 @@ from simtdocs.docs import T, Figure, Table, figure, glue, show
 # %%
 # --8<-- [start:memory_spaces]
 KB, MB = 1024, 1024 * 1024
+# Unloaded latency in cycles (one dependent load at a time, as pointer-chasing
+# microbenchmarks measure it): orders of magnitude, (low, high).
+UNLOADED_CYCLES = {"registers": (1, 1), "shared": (30, 30), "L1": (30, 40), "L2": (200, 300), "HBM": (500, 800)}
+
+
+def latency(name):
+    """'≈ lo–hi cycles' and the same in ns at this GPU's clock."""
+    lo, hi = UNLOADED_CYCLES[name]
+    ns = [c / H100.clock_hz * 1e9 for c in (lo, hi)]
+    cycles = f"≈ {lo}" if lo == hi else f"≈ {lo}–{hi}"
+    return cycles, (f"≈ {ns[0]:.1f}" if lo == hi else f"≈ {ns[0]:.0f}–{ns[1]:.0f}")
+
+
 spaces = [
     (T("寄存器", "registers"), T("SM 内", "on the SM"), T("一个线程", "one thread"),
-     f"{H100.registers_per_sm * 4 // KB} KB / SM", "≈ 1", T("编译器", "the compiler")),
+     f"{H100.registers_per_sm * 4 // KB} KB / SM", *latency("registers"), T("编译器", "the compiler")),
     (T("共享内存 `__shared__`", "shared memory `__shared__`"), T("SM 内", "on the SM"),
-     T("一个线程块", "one block"), f"≤ {H100.shared_per_sm // KB} KB / SM", "≈ 30",
+     T("一个线程块", "one block"), f"≤ {H100.shared_per_sm // KB} KB / SM", *latency("shared"),
      T("程序员", "the programmer")),
     (T("L1 cache", "L1 cache"), T("SM 内（与共享内存同一块 SRAM）", "on the SM (same SRAM as shared)"),
-     T("一个 SM", "one SM"), T("256 KB / SM（两者合计）", "256 KB / SM (both together)"), "≈ 30–40",
+     T("一个 SM", "one SM"), T("256 KB / SM（两者合计）", "256 KB / SM (both together)"), *latency("L1"),
      T("硬件", "the hardware")),
     (T("L2 cache", "L2 cache"), T("芯片上", "on the chip"), T("整个 GPU", "the whole GPU"),
-     f"{H100.l2_bytes // MB} MB", "≈ 200–300", T("硬件", "the hardware")),
+     f"{H100.l2_bytes // MB} MB", *latency("L2"), T("硬件", "the hardware")),
     (T("全局内存（HBM）", "global memory (HBM)"), T("封装内的 HBM 堆叠", "HBM stacks in the package"),
      T("所有线程（host 经 cudaMemcpy）", "every thread (the host via cudaMemcpy)"),
-     f"80 GB, {H100.memory_bandwidth / 1e12:.2f} TB/s", "≈ 500–800", T("程序员（cudaMalloc）", "the programmer (cudaMalloc)")),
+     f"80 GB, {H100.memory_bandwidth / 1e12:.2f} TB/s", *latency("HBM"),
+     T("程序员（cudaMalloc）", "the programmer (cudaMalloc)")),
 ]
 show(Table(spaces, [T("存储空间", "space"), T("位置", "where"), T("可见范围", "visible to"),
-                    T("H100 容量", "size on H100"), T("延迟（周期，量级）", "latency (cycles, magnitude)"),
-                    T("谁来管理", "managed by")], align="llllrl"))
+                    T("H100 容量", "size on H100"), T("空载延迟（周期，量级）", "unloaded latency (cycles, magnitude)"),
+                    T(f"同上，ns（{H100.clock_hz / 1e9:.2f} GHz）", f"the same in ns (at {H100.clock_hz / 1e9:.2f} GHz)"),
+                    T("谁来管理", "managed by")], align="llllrrl"))
+glue("p2_hbm_cycles", latency("HBM")[0].removeprefix("≈ "))
+glue("p2_hbm_ns", latency("HBM")[1].removeprefix("≈ "))
+glue("p2_mem_clock_ghz", H100.clock_hz / 1e9, ".2f")
 # --8<-- [end:memory_spaces]
 
 
@@ -191,7 +209,8 @@ def transpose_tiled(blk, A, B, N, pad=1, sync=True):
 def column_read_ways(stats):
     """Wavefronts per request of the column read: the kernel's last line using shared memory."""
     lines = [ln.counters for ln in stats.lines if ln.counters.shared_requests]
-    return lines[-1].shared_ways if lines else None
+    # wavefronts per request, as the docstring says (for these 4-byte accesses: the conflict ways)
+    return lines[-1].shared_wavefronts / lines[-1].shared_requests if lines else None
 
 
 N = 512

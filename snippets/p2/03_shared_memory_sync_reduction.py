@@ -35,7 +35,8 @@ def bank_kernel(blk, row_words):
 # --8<-- [start:bank_table]
 def column_ways(stats):
     """Wavefronts per request of the column read: the kernel's last line using shared memory."""
-    return [ln.counters.shared_ways for ln in stats.lines if ln.counters.shared_requests][-1]
+    c = [ln.counters for ln in stats.lines if ln.counters.shared_requests][-1]
+    return c.shared_wavefronts / c.shared_requests  # 4-byte accesses: wavefronts per request = ways
 
 
 strides = (1, 2, 3, 4, 8, 16, 32, 33, 64, 65, 66)

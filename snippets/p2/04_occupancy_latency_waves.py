@@ -150,6 +150,7 @@ show(Table(rows, columns=[
 need = latency_hiding(1, device=H100)
 glue("p2b_bw_per_sm", H100.bandwidth_per_sm / 1e9, ".1f")  # GB/s
 glue("p2b_latency_ns", need.latency_s * 1e9, ".0f")
+glue("p2b_latency_cycles", need.latency_s * H100.clock_hz, ",.0f")  # the same latency in H100 cycles
 glue("p2b_need_kb", need.needed_bytes / 1e3, ".1f")  # KB = 1,000 bytes
 glue("p2b_need_bytes", round(need.needed_bytes), ",")
 glue("p2b_lh_full", latency_hiding(64, 1, 128, device=H100).fraction, ".0%")

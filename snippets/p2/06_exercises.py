@@ -52,12 +52,14 @@ for threads in (256, 1000, 1024):
     glue(f"p2b_e1_blocks_{threads}", blocks, ",")
     glue(f"p2b_e1_idle_{threads}", blocks * threads - n, ",")
     glue(f"p2b_e1_simt_{threads}", st.simt_efficiency, ".1%")
+    glue(f"p2b_e1_idle_warps_{threads}", (blocks * threads - n) // 32)  # warps with no thread below n
 show(Table(rows, columns=[
     T("线程/块", "threads/block"), T("块数", "blocks"), T("多余的线程", "idle threads"),
     T("warp/块", "warps/block"), T("SIMT 效率", "SIMT efficiency")],
     fmt=[",", ",", ",", ",", ".1%"]))
 glue("p2b_e1_last_warp", 1000 - 32 * (1000 // 32))  # threads in the last warp of a 1000-thread block
 glue("p2b_e1_full_warps", 1000 // 32)
+glue("p2b_e1_n", n, ",")
 # --8<-- [end:ex1]
 
 
