@@ -14,12 +14,13 @@ it counts per issued warp instruction and which Nsight Compute metric that mirro
 
 Where the contract (``ENGINE_SPEC``) leaves a choice open, this module chose:
 
-* an out-of-bounds access raises ``MemcheckError`` even with ``memcheck`` off, because there
-  is no memory outside a numpy array to simulate (a silent wrong answer is never allowed);
-  the switch exists for symmetry with ``compute-sanitizer --tool``;
+* with ``memcheck`` off, an out-of-bounds lane still issues and is counted (its sector or
+  bank from its address), but moves no data: a load gives it 0, a store or atomic is dropped;
 * a misaligned access always raises: the hardware itself faults (cudaErrorMisalignedAddress);
 * shared-memory atomics are not checked by initcheck (they only mark elements as written),
-  and take no part in race tracking, as the contract says.
+  and take no part in race tracking, as the contract says;
+* ``stats.races`` lists races block by block (the order the blocks run here), then by
+  instruction, then by kind (read-after-write, write-after-read, write-after-write).
 """
 
 from __future__ import annotations
@@ -93,20 +94,17 @@ class Block:
         self.tid = np.arange(self.nthreads, dtype=np.int32)[None, :]
         self.tx, self.ty, self.tz = self.tid % self.bdx, self.tid // self.bdx % self.bdy, self.tid // (self.bdx * self.bdy)
         self.lane, self.warp = self.tid % WARP, self.tid // WARP
-        ids = np.array([[linear]], np.int32)
+        ids = np.array([[linear]], np.int64)
         self.bx, self.by, self.bz = ids % self.gdx, ids // self.gdx % self.gdy, ids // (self.gdx * self.gdy)
-        self._linear = linear
         self._block = (int(self.bx[0, 0]), int(self.by[0, 0]), int(self.bz[0, 0]))
         self._shared: list[Shared] = []
         self._static = self._dynamic = 0
-        self._calls = 0  # blk calls so far: orders the race records
 
     # -- the pattern every instruction repeats -----------------------------------------------
 
     def _site(self) -> Site:
         """The kernel line that called the public method that called this one."""
         f = sys._getframe(2)
-        self._calls += 1
         line = linecache.getline(f.f_code.co_filename, f.f_lineno).strip()
         return Site(self._L.kernel, f.f_code.co_filename, f.f_lineno, line)
 
@@ -130,7 +128,7 @@ class Block:
             return [True] * self.nthreads
         m = np.asarray(mask)
         if m.dtype != bool:
-            raise TypeError(f"mask must be a boolean array, got dtype {m.dtype}")
+            raise TypeError(f"{site}: mask must be a boolean array, got dtype {m.dtype}")
         return [bool(x) for x in self._per_thread(m, site, "mask")]
 
     def _warps(self, active):
@@ -151,8 +149,9 @@ class Block:
 
     # -- addresses ---------------------------------------------------------------------------
 
-    def _flat(self, array, index, active, site, width, verb) -> dict:
-        """Flat element index of every active thread, each axis and the end checked."""
+    def _flat(self, array, index, active, site, width, verb):
+        """Flat element index of every active thread (each axis checked, then the end), and
+        the threads out of bounds, which move no data (memcheck off; on, they raise)."""
         shared = isinstance(array, Shared)
         shape = array.shape
         axes = index if isinstance(index, tuple) else (index,)
@@ -161,48 +160,54 @@ class Block:
         values = [self._per_thread(i, site, "index") for i in axes]
         for v in values:
             if v.dtype.kind not in "iu":
-                raise TypeError(f"{site}: index must be an integer array, got dtype {v.dtype}")
+                raise TypeError(f"{site}: the index must be an integer array, got dtype {v.dtype}; "
+                                f"convert it with .astype(int) if the values are whole numbers")
         threads = [t for t in range(self.nthreads) if active[t]]
         size = int(np.prod(shape))
+        out = set()
         if isinstance(index, tuple):
             for axis, (v, n) in enumerate(zip(values, shape)):
-                self._bounds(array, [(t, int(v[t])) for t in threads], n, site, width, verb, axis)
+                out |= self._bounds(array, [(t, int(v[t])) for t in threads], n, site, width, verb, axis)
         flat = {}
         for t in threads:
             f = 0
             for v, n in zip(values, shape if isinstance(index, tuple) else (size,)):
                 f = f * n + int(v[t])  # Python ints: no overflow whatever the index dtype
             flat[t] = f
-        self._bounds(array, list(flat.items()), size - (width - 1), site, width, verb, None)
+        out |= self._bounds(array, [(t, f) for t, f in flat.items() if t not in out], size - (width - 1),
+                            site, width, verb, None)
         lane_bytes = array.dtype.itemsize * width
         base = 0 if shared else byte_offset(array)
         for t, f in flat.items():
             if (base + f * array.dtype.itemsize) % lane_bytes:
-                raise MemcheckError(
-                    f"cudaErrorMisalignedAddress: misaligned {lane_bytes}-byte access at byte "
-                    f"{base + f * array.dtype.itemsize} of {'shared ' + array.name if shared else 'its allocation'} "
-                    f"(not a multiple of {lane_bytes})\n    at {site}\n"
-                    f"    by thread {fmt3(self._thread(t))} in block {fmt3(self._block)}"
-                )
-        return flat
+                where = (f"__shared__ access at element {f} of {array.name} (not a multiple of {width})" if shared else
+                         f"access at byte {base + f * array.dtype.itemsize} of the allocation (not a multiple of {lane_bytes})")
+                raise MemcheckError(f"cudaErrorMisalignedAddress: misaligned {lane_bytes}-byte {where}\n    at {site}\n"
+                                    f"    by thread {fmt3(self._thread(t))} in block {fmt3(self._block)}")
+        return flat, out
 
-    def _bounds(self, array, pairs, n, site, width, verb, axis) -> None:
+    def _bounds(self, array, pairs, n, site, width, verb, axis) -> set:
         bad = [(t, v) for t, v in pairs if not 0 <= v < n]
-        if not bad:
-            return
+        if not bad or "memcheck" not in self._L.tools:
+            return {t for t, _ in bad}
         t, v = bad[0]
         shared = isinstance(array, Shared)
         name = array.name if shared else _name_of(array, site)
-        extent = array.shape[axis] if axis is not None else int(np.prod(array.shape))
-        where = f"dimension {axis} of " if axis is not None else ""
-        unit = "elements" if axis is None else "entries"
+        shape = array.shape
+        if axis is None:
+            what = f"{name} has {int(np.prod(shape)):,} elements"
+        else:
+            axis_name = ("row", "column")[axis] if len(shape) == 2 else f"axis {axis}"
+            dims = "".join(f"[{d}]" for d in shape)
+            what = (f"{axis_name} {v} of {name}{dims}: {name} has {shape[axis]:,} {axis_name}s "
+                    f"(dimension {axis} of {name} has {shape[axis]})")
         lo, hi = min(b for _, b in bad), max(b for _, b in bad)
         touched = f"{name}[{lo}]" if lo == hi else f"{name}[{lo}]…{name}[{hi}]"
         raise MemcheckError(
             f"Invalid {'__shared__' if shared else '__global__'} {verb} of size {array.dtype.itemsize * width} bytes\n"
             f"    at {site}\n"
             f"    by thread {fmt3(self._thread(t))} in block {fmt3(self._block)}\n"
-            f"    index {v} is out of bounds: {where}{name} has {extent:,} {unit}\n"
+            f"    index {v} is out of bounds: {what}\n"
             f"    in block {fmt3(self._block)}, threads {span(b for b, _ in bad)} {verb} {touched}"
         )
 
@@ -267,27 +272,25 @@ class Block:
             self._dynamic += nbytes
             if self._dynamic > L.shared_bytes:
                 raise LaunchError(
-                    f"cudaErrorInvalidValue: {L.kernel} declares {self._dynamic:,} bytes of dynamic shared memory "
-                    f"but the launch gives shared_bytes={L.shared_bytes:,}"
-                )
+                    f"cudaErrorInvalidValue: {L.kernel}'s dynamic shared arrays need {self._dynamic:,} bytes "
+                    f"per block, but the launch gave shared_bytes={L.shared_bytes:,}")
         else:
             self._static += nbytes
             if self._static > STATIC_SHARED_LIMIT:
                 raise LaunchError(
-                    f"ptxas error: {L.kernel} uses too much shared data ({self._static:,} bytes of static __shared__, "
-                    f"{STATIC_SHARED_LIMIT:,} max); declare the large array with dynamic=True and launch with shared_bytes=..."
-                )
-        if L.max_dynamic is None and self._static + L.shared_bytes > STATIC_SHARED_LIMIT:
+                    f"{L.kernel} declares {self._static:,} bytes of static __shared__ memory per block; "
+                    f"nvcc accepts at most {STATIC_SHARED_LIMIT:,} (48 KB). Make the large array dynamic: "
+                    f"blk.shared(..., dynamic=True) with launch(shared_bytes=..., max_dynamic_shared_bytes=...)")
+        # cudaFuncAttributeMaxDynamicSharedMemorySize: 48 KB − static unless raised, and at
+        # most what the device allows a block beside the static arrays.
+        total = self._static + (L.shared_bytes if L.max_dynamic is None else L.max_dynamic)
+        limit = STATIC_SHARED_LIMIT if L.max_dynamic is None else L.device.max_shared_per_block
+        if total > limit:
             raise LaunchError(
-                f"cudaErrorInvalidValue: {L.kernel} uses {self._static:,} bytes of static and {L.shared_bytes:,} of "
-                f"dynamic shared memory per block; more than {STATIC_SHARED_LIMIT:,} in all needs "
-                f"launch(..., max_dynamic_shared_bytes=N)"
-            )
-        if L.max_dynamic is not None and self._static + L.max_dynamic > L.device.max_shared_per_block:
-            raise LaunchError(
-                f"cudaErrorInvalidValue: max_dynamic_shared_bytes={L.max_dynamic:,} plus {self._static:,} bytes of "
-                f"static shared memory exceeds the {L.device.max_shared_per_block:,} bytes {L.device.name} allows per block"
-            )
+                f"cudaErrorInvalidValue: {L.kernel} uses {total:,} bytes of shared memory per block "
+                f"({self._static:,} static + {total - self._static:,} dynamic); " + (
+                    f"without max_dynamic_shared_bytes= a block may use {limit:,}" if L.max_dynamic is None else
+                    f"{L.device.name} allows {limit:,}"))
         self._shared.append(s)
         return s
 
@@ -302,45 +305,62 @@ class Block:
         lanes writing one element the later (lane, warp, block) wins. Counts as ``load``."""
         self._access("write", self._site(), array, index, mask, width, value)
 
-    def _access(self, kind, site, array, index, mask, width, value):
+    def _access(self, kind, site, array, index, mask, width=1, value=None, update=None, compare=None):
+        """A load (``kind="read"``), store or atomic. Per warp with an active lane: one
+        instruction, and the counters of ``_count_global`` or ``_count_shared``; for atomics
+        also atomics (l1tex__t_requests_…_op_atom, smsp__inst_executed_op_shared_atom) and
+        atomic_conflicts = active lanes − distinct elements (the lanes the hardware serialises).
+        Then the lanes in order move their data."""
         lane_bytes = self._check_array(array, width, site)
         active = self._active(mask, site)
-        flat = self._flat(array, index, active, site, width, kind)
-        extra = (width,) if width > 1 else ()
+        flat, dropped = self._flat(array, index, active, site, width, kind)
         shared = isinstance(array, Shared)
+        tools = self._L.tools
         mem = array.data if shared else (array.reshape(-1) if kind == "read" else _writable(array))
-        if kind == "read" and shared and "initcheck" in self._L.tools:
+        if kind == "read" and shared and "initcheck" in tools:
             for t, f in flat.items():
-                for e in range(f, f + width):
-                    if e not in array.written:
-                        raise InitcheckError(
-                            f"Uninitialized __shared__ memory read of size {lane_bytes} bytes\n    at {site}\n"
-                            f"    by thread {fmt3(self._thread(t))} in block {fmt3(self._block)}\n"
-                            f"    shared {array.name}{_unravel(e, array.shape)} was never written by this block"
-                        )
+                unwritten = [e for e in range(f, f + width) if e not in array.written]
+                if unwritten and t not in dropped:
+                    raise InitcheckError(
+                        f"Uninitialized __shared__ memory read of size {lane_bytes} bytes\n    at {site}\n"
+                        f"    by thread {fmt3(self._thread(t))} in block {fmt3(self._block)}\n"
+                        f"    shared {array.name}{_unravel(unwritten[0], array.shape)} was never written by this block"
+                    )
+        extra = (width,) if width > 1 else ()
         out = np.zeros((1, self.nthreads) + extra, array.dtype)
-        if kind == "write":
+        if kind != "read":
             values = self._per_thread(np.asarray(value, dtype=array.dtype), site, "value", extra)
+        if compare is not None:
+            compare = self._per_thread(np.asarray(compare, dtype=array.dtype), site, "compare")
         c = self._counters(site)
         found = {}
         for w, lanes in self._warps(active):
             self._issue(c, lanes)
+            if kind == "atomic":
+                c.atomics += 1
+                c.atomic_conflicts += len(lanes) - len({flat[t] for t in lanes})
             if shared:
                 self._count_shared(c, array, flat, lanes, lane_bytes)
-                if "racecheck" in self._L.tools:
-                    self._races(kind, site, array, flat, w, lanes, width, found)
+                if "racecheck" in tools and kind != "atomic":
+                    self._races(kind, site, array, flat, w, [t for t in lanes if t not in dropped], width, found)
             else:
                 self._count_global(c, array, flat, lanes, lane_bytes)
             for t in lanes:
+                if t in dropped:
+                    continue
                 f = flat[t]
                 if kind == "read":
                     out[0, t] = mem[f:f + width] if width > 1 else mem[f]
-                else:
+                elif kind == "write":
                     mem[f:f + width] = values[t]
-                    if shared:
-                        array.written.update(range(f, f + width))
+                else:
+                    cell = mem[f:f + 1]  # a 1-element array: integer arithmetic wraps as on the GPU
+                    out[0, t] = cell[0]
+                    cell[:] = update(cell, values[t:t + 1], None if compare is None else compare[t])
+                if shared and kind != "read":
+                    array.written.update(range(f, f + width))
         self._record(found)
-        return out if kind == "read" else None
+        return None if kind == "write" else out
 
     def _races(self, kind, site, s: Shared, flat, w, lanes, width, found) -> None:
         """racecheck: warp ``w``'s lanes checked together against the warps that touched the
@@ -363,61 +383,30 @@ class Block:
                 last[e] = site
 
     def _record(self, found) -> None:
-        for hazard, race in found.items():
-            self._L.races.append(((self._calls, self._linear, RACE_KINDS.index(hazard)), race))
+        self._L.stats.races.extend(found[kind] for kind in RACE_KINDS if kind in found)
 
     # -- atomics -----------------------------------------------------------------------------
 
     def atomic_add(self, array, index, value, mask=None):
         """``atomicAdd``: returns each thread's old value (0 for inactive threads)."""
-        return self._atomic(self._site(), array, index, mask, value, None, lambda old, v, _: old + v)
+        return self._access("atomic", self._site(), array, index, mask, 1, value, lambda old, v, _: old + v)
 
     def atomic_max(self, array, index, value, mask=None):
         """``atomicMax``: see ``atomic_add``."""
-        return self._atomic(self._site(), array, index, mask, value, None, lambda old, v, _: np.maximum(old, v))
+        return self._access("atomic", self._site(), array, index, mask, 1, value, lambda old, v, _: np.maximum(old, v))
 
     def atomic_min(self, array, index, value, mask=None):
         """``atomicMin``: see ``atomic_add``."""
-        return self._atomic(self._site(), array, index, mask, value, None, lambda old, v, _: np.minimum(old, v))
+        return self._access("atomic", self._site(), array, index, mask, 1, value, lambda old, v, _: np.minimum(old, v))
 
     def atomic_exch(self, array, index, value, mask=None):
         """``atomicExch``: see ``atomic_add``."""
-        return self._atomic(self._site(), array, index, mask, value, None, lambda old, v, _: v)
+        return self._access("atomic", self._site(), array, index, mask, 1, value, lambda old, v, _: v)
 
     def atomic_cas(self, array, index, compare, value, mask=None):
         """``atomicCAS``: writes ``value`` where the old value equals ``compare``."""
-        return self._atomic(self._site(), array, index, mask, value, compare, lambda old, v, cmp: v if old == cmp else old)
-
-    def _atomic(self, site, array, index, mask, value, compare, update):
-        """Lanes in order, warps in order, each seeing the lanes before it. Per warp: atomics
-        (l1tex__t_requests_…_op_atom, or smsp__inst_executed_op_shared_atom), atomic_conflicts
-        = active lanes − distinct elements (the lanes the hardware must serialise), and the
-        memory counters of a store of the same addresses."""
-        lane_bytes = self._check_array(array, 1, site)
-        active = self._active(mask, site)
-        flat = self._flat(array, index, active, site, 1, "atomic")
-        shared = isinstance(array, Shared)
-        mem = array.data if shared else _writable(array)
-        values = self._per_thread(np.asarray(value, dtype=array.dtype), site, "value")
-        compares = None if compare is None else self._per_thread(np.asarray(compare, dtype=array.dtype), site, "compare value")
-        old = np.zeros((1, self.nthreads), array.dtype)
-        c = self._counters(site)
-        for _, lanes in self._warps(active):
-            self._issue(c, lanes)
-            c.atomics += 1
-            c.atomic_conflicts += len(lanes) - len({flat[t] for t in lanes})
-            if shared:
-                self._count_shared(c, array, flat, lanes, lane_bytes)
-            else:
-                self._count_global(c, array, flat, lanes, lane_bytes)
-            for t in lanes:
-                f = flat[t]
-                cell = mem[f:f + 1]  # a 1-element array: integer arithmetic wraps like the GPU's
-                old[0, t] = cell[0]
-                cell[:] = update(cell, values[t:t + 1], None if compares is None else compares[t])
-                if shared:
-                    array.written.add(f)
-        return old
+        return self._access("atomic", self._site(), array, index, mask, 1, value,
+                            lambda old, v, cmp: v if old == cmp else old, compare)
 
     # -- control -----------------------------------------------------------------------------
 
@@ -476,48 +465,48 @@ class Block:
 
     def shfl_down(self, value, delta: int, mask=None):
         """``__shfl_down_sync``: lane l gets ``value`` of lane l + delta."""
-        return self._shuffle(self._site(), value, lambda lane, t: lane + int(delta), mask)
+        return self._shuffle(self._site(), "__shfl_down_sync", value, lambda lane: lane + int(delta), mask)
 
     def shfl_up(self, value, delta: int, mask=None):
         """``__shfl_up_sync``: lane l gets ``value`` of lane l − delta."""
-        return self._shuffle(self._site(), value, lambda lane, t: lane - int(delta), mask)
+        return self._shuffle(self._site(), "__shfl_up_sync", value, lambda lane: lane - int(delta), mask)
 
     def shfl_xor(self, value, lane_mask: int, mask=None):
         """``__shfl_xor_sync``: lane l gets ``value`` of lane l ^ lane_mask."""
-        return self._shuffle(self._site(), value, lambda lane, t: lane ^ int(lane_mask), mask)
+        return self._shuffle(self._site(), "__shfl_xor_sync", value, lambda lane: lane ^ int(lane_mask), mask)
 
     def shfl(self, value, src_lane, mask=None):
-        """``__shfl_sync``: lane l gets ``value`` of lane ``src_lane % 32`` (per thread or one int)."""
+        """``__shfl_sync``: thread t gets ``value`` of lane ``src_lane[t] % 32`` (or one int for all)."""
         site = self._site()
         src = self._per_thread(src_lane, site, "source lane")
-        return self._shuffle(site, value, lambda lane, t: int(src[t]) % WARP, mask)
+        return self._shuffle(site, "__shfl_sync", value, lambda lane, t=None: int(src[t]) % WARP, mask, per_thread=True)
 
-    def _shuffle(self, site, value, source, mask):
+    def _shuffle(self, site, name, value, source, mask, per_thread=False):
         """A source lane past the warp (< 0 or >= 32) keeps the lane's own value; a source
         inside the warp that is not active is an error. Per warp: shuffles (SHFL)."""
         v = np.asarray(value)
         v = self._per_thread(v, site, "value", v.shape[2:])
-        out = v.copy()[None]
         active = self._active(mask, site)
+        sources = {}  # active thread -> the thread it reads, when the source lane is inside the warp
+        for t in range(self.nthreads):
+            src = source(t % WARP, t) if per_thread else source(t % WARP)
+            if active[t] and 0 <= src < WARP:
+                sources[t] = t - t % WARP + src
+        bad = [t for t, u in sources.items() if u >= self.nthreads or not active[u]]
+        if bad:
+            raise SimulatorError(
+                f"{name} reads a lane that does not take part\n    at {site}\n"
+                f"    in block {fmt3(self._block)}, threads {span(bad)} read from threads {span(sources[t] for t in bad)}, "
+                f"which are outside the mask or past the end of the block; on a GPU that value is undefined"
+            )
+        out = v.copy()[None]
         c = self._counters(site)
-        for w, lanes in self._warps(active):
+        for _, lanes in self._warps(active):
             self._issue(c, lanes)
             c.shuffles += 1
-            bad = []
             for t in lanes:
-                src = source(t % WARP, t)
-                if 0 <= src < WARP:
-                    u = WARP * w + src
-                    if u >= self.nthreads or not active[u]:
-                        bad.append((t, src))
-                    else:
-                        out[0, t] = v[u]
-            if bad:
-                raise SimulatorError(
-                    f"{site}: shuffle from an inactive lane in block {fmt3(self._block)}, warp {w}: "
-                    f"lanes {span(t % WARP for t, _ in bad)} read lanes {span(s for _, s in bad)}, which are "
-                    f"outside the mask or past the end of the block (undefined on a GPU)"
-                )
+                if t in sources:
+                    out[0, t] = v[sources[t]]
         return out
 
     def _vote(self, site, pred, mask, combine, dtype):
@@ -568,56 +557,57 @@ class _Launch:
         self.shared_bytes, self.max_dynamic, self.tools = shared_bytes, max_dynamic, tools
         self.threads = block[0] * block[1] * block[2]
         self.stats = Stats(kernel=kernel, grid=grid, block=block, device=device)
-        self.races: list = []  # ((call, block, kind), Race)
 
 
 def _dims(name: str, dims, limits) -> tuple[int, int, int]:
-    if isinstance(dims, (int, np.integer)):
-        dims = (dims,)
-    if not isinstance(dims, (tuple, list)) or not 1 <= len(dims) <= 3:
-        raise LaunchError(f"cudaErrorInvalidConfiguration: {name} must be an int or 1 to 3 ints, got {dims!r}; "
-                          f"write {name}=4 or {name}=(16, 16)")
+    """``grid``/``block`` as three ints, or a LaunchError that says what to write."""
+    if isinstance(dims, float):
+        raise LaunchError(f"cudaErrorInvalidConfiguration: {name} = {dims!r} is not an integer; "
+                          f"write {name}={int(dims)} (or {name}=cdiv(n, threads) for a size that must round up)")
+    dims = (dims,) if isinstance(dims, (int, np.integer)) and not isinstance(dims, bool) else dims
+    if not isinstance(dims, (tuple, list)):
+        raise LaunchError(f"cudaErrorInvalidConfiguration: {name} must be an int or a tuple of 1 to 3 ints, "
+                          f"got {dims!r}")
+    if not 1 <= len(dims) <= 3:
+        raise LaunchError(f"cudaErrorInvalidConfiguration: {name} must have 1 to 3 dimensions, got {tuple(dims)}")
     for axis, d in zip("xyz", dims):
         if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
-            raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} must be an integer, got {d!r}; "
-                              f"write {name}=4 or {name}=(16, 16)")
+            raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} must be an integer, got {d!r}")
         if d <= 0:
             raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} = {d}; every dimension must be at least 1")
-    dims = tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
-    for axis, d, limit in zip("xyz", dims, limits):
-        if d > limit:
-            raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} = {d} exceeds the device limit {limit}")
-    return dims
+    return tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
 
 
 def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: int = 0, blocks_per_pass=None,
            tools=TOOLS, max_dynamic_shared_bytes=None, trace=None) -> Stats:
     """Run ``kernel(blk, *args)`` block after block and return its ``Stats``; the same
     signature as ``simtdocs.launch`` (``blocks_per_pass`` and ``trace`` are ignored)."""
-    block = _dims("block", block, device.max_block_dims)
-    grid = _dims("grid", grid, device.max_grid_dims)
+    if not isinstance(args, tuple):
+        raise LaunchError(f"args must be a tuple of the kernel's arguments, got {type(args).__name__}: "
+                          f"write args=(a,) for one argument (args=(a) is just a)")
+    tools = (tools,) if isinstance(tools, str) else tuple(tools)
+    for tool in tools:
+        if tool not in TOOLS:
+            raise LaunchError(f"unknown tool {tool!r}: choose from {', '.join(TOOLS)}")
+    block, grid = _dims("block", block, device.max_block_dims), _dims("grid", grid, device.max_grid_dims)
     threads = block[0] * block[1] * block[2]
     if threads > device.max_threads_per_block:
         raise LaunchError(
             f"cudaErrorInvalidConfiguration: {threads:,} threads per block "
-            f"({block[0]}×{block[1]}×{block[2]}); {device.name} allows {device.max_threads_per_block:,}"
-        )
-    if not isinstance(args, tuple):
-        raise LaunchError(f"args must be a tuple of the kernel's arguments, got {type(args).__name__}; "
-                          f"for one argument write args=(a,)")
-    tools = (tools,) if isinstance(tools, str) else tuple(tools)
-    for tool in tools:
-        if tool not in TOOLS:
-            raise LaunchError(f"unknown tool {tool!r}; the tools are {', '.join(TOOLS)}")
-    limit = device.max_shared_per_block if max_dynamic_shared_bytes is not None else STATIC_SHARED_LIMIT
-    for what, n in (("shared_bytes", shared_bytes), ("max_dynamic_shared_bytes", max_dynamic_shared_bytes)):
-        if n is not None and not 0 <= n <= limit:
-            raise LaunchError(f"cudaErrorInvalidValue: {what}={n:,} bytes of dynamic shared memory per block; "
-                              f"{device.name} allows {limit:,}" + ("" if limit > STATIC_SHARED_LIMIT else
-                              " without launch(..., max_dynamic_shared_bytes=N)"))
-    if max_dynamic_shared_bytes is not None and shared_bytes > max_dynamic_shared_bytes:
-        raise LaunchError(f"cudaErrorInvalidValue: shared_bytes={shared_bytes:,} exceeds "
-                          f"max_dynamic_shared_bytes={max_dynamic_shared_bytes:,}")
+            f"({block[0]}×{block[1]}×{block[2]}); {device.name} allows {device.max_threads_per_block:,}")
+    for name, dims, limits in (("block", block, device.max_block_dims), ("grid", grid, device.max_grid_dims)):
+        for axis, d, limit in zip("xyz", dims, limits):
+            if d > limit:
+                raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} = {d} exceeds the device limit {limit}")
+    dynamic_limit = STATIC_SHARED_LIMIT if max_dynamic_shared_bytes is None else max_dynamic_shared_bytes
+    if not 0 <= shared_bytes <= device.max_shared_per_block or not 0 <= dynamic_limit <= device.max_shared_per_block:
+        raise LaunchError(f"cudaErrorInvalidValue: {max(shared_bytes, dynamic_limit):,} bytes of dynamic shared memory "
+                          f"per block; {device.name} allows {device.max_shared_per_block:,}")
+    if shared_bytes > dynamic_limit:
+        raise LaunchError(f"cudaErrorInvalidValue: {shared_bytes:,} bytes of dynamic shared memory per block, "
+                          f"more than " + (f"max_dynamic_shared_bytes={dynamic_limit:,}" if max_dynamic_shared_bytes
+                                           is not None else f"{STATIC_SHARED_LIMIT:,} (48 KB) without "
+                                           f"launch(..., max_dynamic_shared_bytes=N)"))
     name = getattr(kernel, "__name__", "kernel")
     L = _Launch(name, grid, block, device, shared_bytes, max_dynamic_shared_bytes, tools)
     read_only = []
@@ -640,11 +630,10 @@ def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: in
                 ) from exc
             if "read-only" in str(exc):
                 raise SimulatorError(
-                    f"{where} writes to a kernel argument directly; kernel arguments are read-only here: "
-                    f"write with blk.store(array, index, value), which counts and checks the access"
+                    f"{where} writes to a kernel argument directly. The simulator sees memory only "
+                    f"through blk: write blk.store(array, index, value) instead."
                 ) from exc
             raise
-    L.stats.races = [race for _, race in sorted(L.races, key=lambda r: r[0])]
     for counters in L.stats.by_site.values():
         L.stats.totals.add(counters)
     return L.stats
