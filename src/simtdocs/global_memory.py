@@ -102,8 +102,8 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
     if bad is not None and memcheck:
         report("__global__", {"read": "read", "write": "write", "atomic": "atomic"}[kind], itemsize)
     address = base + flat * itemsize
-    if base % lane_bytes or (width > 1 and lanes.where(flat % width).any()):
-        misaligned = lanes.where(address % lane_bytes != 0, False)
+    misaligned = lanes.where(address % lane_bytes != 0, False) if base % lane_bytes or width > 1 else None
+    if misaligned is not None and misaligned.any():
         b, t = (int(x[0]) for x in np.nonzero(misaligned))
         raise MemcheckError(
             f"cudaErrorMisalignedAddress: misaligned {lane_bytes}-byte access at byte {int(address[b, t])} "

@@ -33,16 +33,15 @@ def per_thread(values, blocks: int, threads: int, site: Site, what: str = "value
 def _as_int64(i, lanes: Lanes, site: Site, what: str) -> np.ndarray:
     v = per_thread(i, lanes.blocks, lanes.geo.threads, site, what)
     if v.dtype.kind not in "iu":
-        raise TypeError(f"{site}: the {what} must be an integer array, got dtype {v.dtype}; "
-                        f"convert it with .astype(int) if the values are whole numbers")
+        raise TypeError(f"{site}: {what} must be an integer array, got dtype {v.dtype}")
     return v.astype(np.int64, copy=False)
 
 
 def out_of_bounds(v: np.ndarray, n: int, lanes: Lanes) -> np.ndarray | None:
     """The active lanes of ``v`` outside [0, n), as a (B, T) mask; None when there are none."""
+    if v.size == 0 or (v.min() >= 0 and v.max() < n):  # the usual case, masked or not
+        return None
     if lanes.all:
-        if v.size == 0 or (v.min() >= 0 and v.max() < n):
-            return None
         return (v < 0) | (v >= n)
     bad = ((v < 0) | (v >= n)) & lanes.mask
     return bad if bad.any() else None
@@ -62,8 +61,12 @@ def flat_index(name: str, shape, index, lanes: Lanes, width: int, site: Site):
         for axis, (i, n) in enumerate(zip(index, shape)):
             v = _as_int64(i, lanes, site, "index")
             axis_bad = out_of_bounds(v, n, lanes)
-            if axis_bad is not None and bad is None:
-                bad, report = axis_bad, _reporter(name, shape, axis, v, axis_bad, lanes, site, width)
+            if axis_bad is not None:
+                if bad is None:
+                    report = _reporter(name, shape, axis, v, axis_bad, lanes, site, width)
+                    bad = axis_bad
+                else:
+                    bad = bad | axis_bad
             flat = v if flat is None else flat * n + v
         if width > 1 and bad is None:
             bad = out_of_bounds(flat, size - (width - 1), lanes)

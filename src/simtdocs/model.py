@@ -101,15 +101,15 @@ class Block:
         memo = self._lanes_memo
         if memo is not None and memo[0] is mask:
             return memo[1]
-        m = np.asarray(mask)
-        if m.dtype != bool:
-            raise TypeError(f"{site}: mask must be a boolean array, got dtype {m.dtype}")
+        m0 = np.asarray(mask)
+        if m0.dtype != bool:
+            raise TypeError(f"{site}: mask must be a boolean array, got dtype {m0.dtype}")
         try:
-            m = np.broadcast_to(m, (self.nblocks, self.nthreads))
+            m = np.broadcast_to(m0, (self.nblocks, self.nthreads))
         except ValueError:
-            raise ValueError(f"{site}: the mask has shape {m.shape}, which does not fit the threads "
+            raise ValueError(f"{site}: the mask has shape {m0.shape}, which does not fit the threads "
                              f"of this pass (blocks {self.nblocks}, threads {self.nthreads})") from None
-        lanes = self._all if m.all() else Lanes(self._geo, self.first, self.nblocks, m)
+        lanes = self._all if m0.all() else Lanes(self._geo, self.first, self.nblocks, m)
         self._lanes_memo = (mask, lanes)
         return lanes
 
@@ -277,6 +277,7 @@ class _Launch:
     block: tuple[int, int, int]
     device: Device
     dynamic_shared: int
+    dynamic_reserved: int  # max_dynamic_shared_bytes when given, else shared_bytes
     shared_limit: int
     shared_limit_reason: str
     tools: frozenset
@@ -386,7 +387,8 @@ def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: in
         )
     limit, reason = _shared_limit(device, shared_bytes, max_dynamic_shared_bytes)
     stats = Stats(kernel=name, grid=grid, block=block, device=device)
-    state = _Launch(name, grid, block, device, shared_bytes, limit, reason, tools, stats)
+    reserved = shared_bytes if max_dynamic_shared_bytes is None else max_dynamic_shared_bytes
+    state = _Launch(name, grid, block, device, shared_bytes, reserved, limit, reason, tools, stats)
     args = tuple(global_memory.read_only(a) for a in args)
     total = grid[0] * grid[1] * grid[2]
     per_pass = blocks_per_pass or max(1, THREADS_PER_PASS // threads)

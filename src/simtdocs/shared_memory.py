@@ -21,18 +21,28 @@ STATIC_SHARED_LIMIT = 48 * 1024
 
 
 class Shared:
-    """A ``__shared__`` array: one copy per block, read and written with ``blk.load/store``."""
+    """A ``__shared__`` array: one copy per block, read and written with ``blk.load/store``.
+
+    The bookkeeping tables (who read and wrote each element this phase, from which line,
+    and whether it was ever written) are kept for one block only while every access so far
+    had the same index and mask in every block, which is how tiles are indexed (by
+    ``tx``, ``ty``); they are copied out to every block of the pass at the first access
+    that differs between blocks.
+    """
+
+    TABLES = ("writers", "readers", "last_write", "last_read", "written", "_stamp")
 
     def __init__(self, name: str, shape: tuple[int, ...], dtype, blocks: int, dynamic: bool = False):
         self.name, self.shape, self.dtype, self.dynamic = name, shape, np.dtype(dtype), dynamic
         size = int(np.prod(shape))
         self.data = np.zeros((blocks, size), self.dtype)
-        self.written = np.zeros((blocks, size), bool)  # for initcheck: ever written by the block
-        self.writers = np.zeros(blocks * size, np.uint32)  # a bit per warp, this barrier phase
-        self.readers = np.zeros(blocks * size, np.uint32)
-        self.last_write = np.full(blocks * size, -1, np.int32)  # site id of the latest write
-        self.last_read = np.full(blocks * size, -1, np.int32)
-        self._stamp = np.zeros(blocks * size, np.int64)  # scratch: finds repeated elements
+        self.uniform = True  # the tables describe every block of the pass at once
+        self.writers = np.zeros(size, np.uint32)  # a bit per warp, this barrier phase
+        self.readers = np.zeros(size, np.uint32)
+        self.last_write = np.full(size, -1, np.int32)  # site id of the latest write
+        self.last_read = np.full(size, -1, np.int32)
+        self.written = np.zeros(size, bool)  # for initcheck: ever written by the block
+        self._stamp = np.zeros(size, np.int64)  # scratch: finds repeated elements
 
     @property
     def size(self) -> int:
@@ -42,10 +52,19 @@ class Shared:
     def nbytes(self) -> int:
         return self.size * self.dtype.itemsize
 
+    def per_block(self) -> None:
+        """Give every block of the pass its own tables (a copy of the shared ones)."""
+        if self.uniform:
+            for name in self.TABLES:
+                setattr(self, name, np.tile(getattr(self, name), self.data.shape[0]))
+            self.uniform = False
+
     def new_phase(self, blocks=None) -> None:
         """Forget who touched what in the ``blocks`` (all by default) that passed a barrier."""
+        if blocks is not None and self.uniform and not blocks.all():
+            self.per_block()
         for table, empty in ((self.writers, 0), (self.readers, 0), (self.last_write, -1), (self.last_read, -1)):
-            if blocks is None:
+            if blocks is None or self.uniform:
                 table[:] = empty
             else:
                 table.reshape(self.data.shape)[blocks] = empty
@@ -75,14 +94,20 @@ def allocate(blk, shape, dtype, name: str, dynamic: bool) -> Shared:
                 f"nvcc accepts at most {STATIC_SHARED_LIMIT:,} (48 KB). Make the large array dynamic: "
                 f"blk.shared(..., dynamic=True) with launch(shared_bytes=..., max_dynamic_shared_bytes=...)"
             )
-    total = blk._static_bytes + L.dynamic_shared
+    # With the opt-in, CUDA checks static + the attribute's N; without it, static + shared_bytes.
+    total = blk._static_bytes + L.dynamic_reserved
     if total > L.shared_limit:
         raise LaunchError(
             f"cudaErrorInvalidValue: {L.kernel_name} uses {total:,} bytes of shared memory per block "
-            f"({blk._static_bytes:,} static + {L.dynamic_shared:,} dynamic); {L.shared_limit_reason}"
+            f"({blk._static_bytes:,} static + {L.dynamic_reserved:,} dynamic); {L.shared_limit_reason}"
         )
     blk._shared.append(arr)
     return arr
+
+
+def _same_in_every_block(index, lanes) -> bool:
+    parts = index if isinstance(index, tuple) else (index,)
+    return lanes.uniform and all(np.ndim(i) < 2 or np.shape(i)[0] == 1 for i in parts)
 
 
 def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, value=None, op=None, compare=None):
@@ -92,25 +117,37 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
     if lane_bytes not in LANE_BYTES:
         raise ValueError(f"{site}: a thread can move 1, 2, 4, 8 or 16 bytes at once, not {lane_bytes}")
     tools = blk._L.tools
-    flat, bad, report = flat_index(arr.name, arr.shape, index, lanes, width, site)
+    B = blk.nblocks
+    # An access with the same index and mask in every block is counted for one block.
+    counted_once = _same_in_every_block(index, lanes)
+    one = lanes.single() if counted_once else lanes
+    flat, bad, report = flat_index(arr.name, arr.shape, index, one, width, site)
     if bad is not None and "memcheck" in tools:
         report("__shared__", {"read": "read", "write": "write", "atomic": "atomic"}[kind], itemsize)
-    if width > 1 and lanes.where(flat % width).any():
-        b, t = (int(x[0]) for x in np.nonzero(lanes.where(flat % width != 0, False)))
+    if width > 1 and one.where(flat % width).any():
+        b, t = (int(x[0]) for x in np.nonzero(one.where(flat % width != 0, False)))
         raise MemcheckError(
             f"cudaErrorMisalignedAddress: misaligned {lane_bytes}-byte __shared__ access at element "
             f"{int(flat[b, t])} of {arr.name} (not a multiple of {width})\n    at {site}\n"
-            f"    by thread {fmt3(lanes.geo.thread(t))} in block {fmt3(lanes.block_of(b))}"
+            f"    by thread {fmt3(one.geo.thread(t))} in block {fmt3(one.block_of(b))}"
         )
     k = max(1, lane_bytes // 4)  # 4-byte words per lane
     word = flat * itemsize // 4
     words = word[..., None] + np.arange(k) if k > 1 else word[..., None]
-    done, ideal = wavefronts(*phases(lanes.geo.rows(words), lanes.row_mask))
-    c.shared_wavefronts += done
-    c.shared_ideal_wavefronts += ideal
+    done, ideal = wavefronts(*phases(one.geo.rows(words), one.row_mask))
+    c.shared_wavefronts += done * (B if counted_once else 1)
+    c.shared_ideal_wavefronts += ideal * (B if counted_once else 1)
     c.shared_requests += blk._issue(c, lanes)
 
-    run = lanes if bad is None else blk._lanes((np.ones(bad.shape, bool) if lanes.all else lanes.mask) & ~bad)
+    # The tables too, while they are still shared by all blocks and this access keeps them so.
+    same = counted_once and arr.uniform and kind != "atomic"
+    repeat = B if same else 1
+    if not same:
+        arr.per_block()
+        flat = np.broadcast_to(flat, (B, blk.nthreads))
+        bad = None if bad is None else np.broadcast_to(bad, (B, blk.nthreads))
+        one = lanes
+    run = one if bad is None else one.without(bad)
     b, t = run.threads
     key = b * arr.size + flat[b, t]
     warp = t // 32
@@ -118,32 +155,38 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
         key = (key[:, None] + np.arange(width)).reshape(-1)
         warp = np.repeat(warp, width)
     extra = (width,) if width > 1 else ()
-    data, written = arr.data.reshape(-1), arr.written.reshape(-1)
+    data = arr.data.reshape(-1)
     if kind == "read":
         if "initcheck" in tools:
-            unwritten = ~written[key]
+            unwritten = ~arr.written[key]
             if unwritten.any():
                 _uninitialized(arr, site, run, int(np.argmax(unwritten)) // width, int(key[np.argmax(unwritten)]), lane_bytes)
         if "racecheck" in tools:
-            _hazards(blk, arr, site, "read", key, warp, width)
-        out = np.zeros((blk.nblocks, blk.nthreads) + extra, arr.dtype)
-        out[b, t] = data[key].reshape((-1,) + extra)
+            _hazards(blk, arr, site, "read", key, warp, width, repeat)
+        out = np.zeros((B, blk.nthreads) + extra, arr.dtype)
+        if same:
+            out[:, t] = arr.data[:, key].reshape((B, -1) + extra)
+        else:
+            out[b, t] = data[key].reshape((-1,) + extra)
         return out
-    values = per_thread(np.asarray(value, dtype=arr.dtype), blk.nblocks, blk.nthreads, site, "value", extra)
+    values = per_thread(np.asarray(value, dtype=arr.dtype), B, blk.nthreads, site, "value", extra)
     if kind == "write":
         if "racecheck" in tools:
-            _hazards(blk, arr, site, "write", key, warp, width)
-        data[key] = values[b, t].reshape(-1)
-        written[key] = True
+            _hazards(blk, arr, site, "write", key, warp, width, repeat)
+        if same:
+            arr.data[:, key] = values[:, t].reshape(B, -1)
+        else:
+            data[key] = values[b, t].reshape(-1)
+        arr.written[key] = True
         return None
     cmp = None
     if op == "cas":
-        cmp = per_thread(np.asarray(compare, dtype=arr.dtype), blk.nblocks, blk.nthreads, site, "compare")[b, t]
+        cmp = per_thread(np.asarray(compare, dtype=arr.dtype), B, blk.nthreads, site, "compare")[b, t]
     old = atomics.apply(data, key, values[b, t], op, cmp)
-    written[key] = True
+    arr.written[key] = True
     c.atomics += lanes.rows
     c.atomic_conflicts += lanes.count - distinct_per_warp(lanes.geo.rows(flat), lanes.row_mask)
-    out = np.zeros((blk.nblocks, blk.nthreads), arr.dtype)
+    out = np.zeros((B, blk.nthreads), arr.dtype)
     out[b, t] = old
     return out
 
@@ -157,8 +200,11 @@ def _mark(table: np.ndarray, key: np.ndarray, bit: np.ndarray) -> None:
         np.bitwise_or.at(table, key[lost], bit[lost])
 
 
-def _hazards(blk, arr: Shared, site, kind: str, key, warp, width: int) -> None:
-    """Check one access of the warps in ``warp`` (in order) against this phase, then log it."""
+def _hazards(blk, arr: Shared, site, kind: str, key, warp, width: int, repeat: int) -> None:
+    """Check one access of the warps in ``warp`` (in order) against this phase, then log it.
+
+    With ``repeat`` > 1 the keys are one block's and stand for that many blocks of the pass.
+    """
     L = blk._L
     sid = L.site_id(site)
     seq = L.next_seq()
@@ -194,10 +240,11 @@ def _hazards(blk, arr: Shared, site, kind: str, key, warp, width: int) -> None:
         for h in hits[first]:
             o = int(others[h])
             b, element = divmod(int(key[h]), arr.size)
-            L.race_log.append((blk.first + b, seq, rank, Race(
-                RACE_KINDS[rank], blk._geo.block(blk.first + b), int(warp[h]), (o & -o).bit_length() - 1,
-                arr.name, element, site, _unravel(element, arr.shape), L.site_list[int(other_site[h])]
-                if other_site[h] >= 0 else None)))
+            other = L.site_list[int(other_site[h])] if other_site[h] >= 0 else None
+            for block in range(blk.first + b, blk.first + b + repeat):
+                L.race_log.append((block, seq, rank, Race(
+                    RACE_KINDS[rank], blk._geo.block(block), int(warp[h]), (o & -o).bit_length() - 1,
+                    arr.name, element, site, _unravel(element, arr.shape), other)))
 
 
 def _unravel(element: int, shape) -> str:

@@ -69,7 +69,24 @@ class Lanes:
         self.geo = geo
         self.first = first  # linear id of the pass's first block
         self.blocks = blocks
+        #: The mask of one block when every block of the pass has the same (else None).
+        self.one = None if mask is None else mask[:1] if mask.strides[0] == 0 or blocks == 1 else None
         self.mask = mask
+
+    @property
+    def uniform(self) -> bool:
+        """The same threads run in every block of the pass."""
+        return self.mask is None or self.one is not None
+
+    def single(self) -> "Lanes":
+        """These lanes in the pass's first block alone (for a uniform instruction)."""
+        if self.blocks == 1:
+            return self
+        return Lanes(self.geo, self.first, 1, self.one)
+
+    def without(self, bad: np.ndarray) -> "Lanes":
+        """These lanes minus ``bad`` (a (B, T) mask of the same blocks)."""
+        return Lanes(self.geo, self.first, self.blocks, ~bad if self.mask is None else self.mask & ~bad)
 
     def block_of(self, b: int) -> tuple[int, int, int]:
         """``blockIdx`` of block ``b`` of the pass."""
@@ -82,7 +99,11 @@ class Lanes:
     @functools.cached_property
     def count(self) -> int:
         """Active lanes: the ``active_lanes`` this instruction adds once per issue."""
-        return self.blocks * self.geo.threads if self.mask is None else int(np.count_nonzero(self.mask))
+        if self.mask is None:
+            return self.blocks * self.geo.threads
+        if self.one is not None:
+            return self.blocks * int(np.count_nonzero(self.one))
+        return int(np.count_nonzero(self.mask))
 
     @functools.cached_property
     def row_mask(self) -> np.ndarray | None:
@@ -106,6 +127,8 @@ class Lanes:
         """Warps with at least one active lane: the warp instructions this instruction issues."""
         if self.mask is None:
             return self.blocks * self.geo.warps
+        if self.one is not None and self.blocks > 1:
+            return self.blocks * self.single().rows
         return int(np.count_nonzero(self.row_any))
 
     @functools.cached_property
