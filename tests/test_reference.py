@@ -139,7 +139,7 @@ def test_float_index_and_axis_out_of_bounds_are_located():
     def float_index(blk, a):
         blk.load(a, blk.tx * 1.0)
 
-    with pytest.raises(TypeError, match=r"float_index \(line \d+: .*\): the index must be an integer array, got dtype float64"):
+    with pytest.raises(TypeError, match=r"float_index \(line \d+: .*\): index must be an integer array, got dtype float64"):
         launch(float_index, grid=1, block=32, args=(np.zeros(32),))
 
     def past_column(blk, A):

@@ -160,8 +160,7 @@ class Block:
         values = [self._per_thread(i, site, "index") for i in axes]
         for v in values:
             if v.dtype.kind not in "iu":
-                raise TypeError(f"{site}: the index must be an integer array, got dtype {v.dtype}; "
-                                f"convert it with .astype(int) if the values are whole numbers")
+                raise TypeError(f"{site}: index must be an integer array, got dtype {v.dtype}")
         threads = [t for t in range(self.nthreads) if active[t]]
         size = int(np.prod(shape))
         out = set()
