@@ -129,8 +129,15 @@ class Builder:
         self.lines.append("    " + text)
 
     def table(self, values, dtype=None):
+        """A per-thread table as an expression: ``T[k][lin, tid]`` (one row per block), or
+        ``T[k][tid]`` (shape (1, threads)) when every block has the same row, as an index
+        built from ``blk.tx`` alone would be."""
         values = np.asarray(values)
-        self.tables.append(values.astype(dtype) if dtype is not None else values)
+        values = values.astype(dtype) if dtype is not None else values
+        if (values == values[:1]).all() and self.c.chance(70):
+            self.tables.append(np.ascontiguousarray(values[0]))
+            return f"T[{len(self.tables) - 1}][tid]"
+        self.tables.append(values)
         return f"T[{len(self.tables) - 1}][lin, tid]"
 
     def has(self, feature):
@@ -157,7 +164,10 @@ class Builder:
         if kind == "none":
             return None
         if kind == "random":
-            return self.rng.random((self.nb, self.T)) < self.c.choice([0.2, 0.5, 0.9])
+            p = self.c.choice([0.2, 0.5, 0.9])
+            if self.c.chance(50):
+                return np.broadcast_to(self.rng.random(self.T) < p, (self.nb, self.T))
+            return self.rng.random((self.nb, self.T)) < p
         if kind == "prefix":
             return np.broadcast_to(self.tid < self.c.integers(0, self.T), (self.nb, self.T))
         if kind == "warps":
@@ -198,7 +208,11 @@ class Builder:
         inside ``region`` (elements per block) if given."""
         size = int(np.prod(shape))
         rows = []
+        uniform = region is None and self.c.chance(50)  # the same addresses in every block
         for b in range(self.nb):
+            if uniform and rows:
+                rows.append(rows[0])
+                continue
             lo, hi = (b * region, (b + 1) * region) if region else (0, size)
             cands = np.arange(lo, hi - width + 1)
             cands = cands[(offset + cands) % width == 0]
