@@ -1,13 +1,18 @@
-"""Repository-wide pytest configuration.
+"""Repository-wide pytest configuration: ``pytest --codeblocks docs/`` runs a page's
+python blocks exactly as the site build does.
 
-pytest-codeblocks runs a fence's raw text, but our pages include their code with
-``--8<--`` lines: expand them first, with the same function the site build uses,
-so ``pytest --codeblocks docs/`` runs exactly the code the reader sees.
+pytest-codeblocks collects the blocks and applies the markers (skip, skipif,
+importorskip, cont). Each python block then runs through the site's own runner
+(:func:`simtdocs.docs.build.run_job`): ``--8<--`` lines expanded by the same function,
+``__name__ == "__main__"``, the repository root as working directory, the same time
+limit, and the same checks on what the block prints and shows. Errors name the page
+line (or the snippet line and where it is included).
 """
 
-import linecache
+import os
+from pathlib import Path
 
-from simtdocs.docs import expand_snippets
+ROOT = Path(__file__).resolve().parent
 
 
 def _is_python_block(item) -> bool:
@@ -15,15 +20,33 @@ def _is_python_block(item) -> bool:
     return type(item).__name__ == "TestBlock" and getattr(block, "syntax", None) == "python"
 
 
+def _run_like_the_site(item):
+    from simtdocs.docs import build
+    from simtdocs.docs.snippets import SnippetError, expand_with_map
+
+    page = Path(item.path).resolve()
+    try:
+        name = page.relative_to(ROOT).as_posix()
+    except ValueError:
+        name = page.as_posix()
+    line = item.obj.lineno
+    # The fences of this block (a cont chain is several), each with its own page lines.
+    chain = next(c for c in build.page_chains(page.read_text(encoding="utf-8"), name)
+                 if c.fences[0].start + 1 == line)
+    blocks = []
+    for f in chain.fences:
+        try:
+            code, where = expand_with_map(f.code.rstrip("\n"), (name, f.start + 2), ROOT)
+        except SnippetError as exc:
+            raise RuntimeError(f"{name}:{f.start + 1}: {exc}") from None
+        blocks.append(build.Block(f"test{f.start}", code, where, f"<{name}:{f.start + 1}>", name, f.start + 1))
+    limit = float(os.environ.get("SIMTDOCS_BLOCK_TIME_LIMIT", build.DEFAULT_TIME_LIMIT))
+    result = build.run_job(build.Job(blocks), str(ROOT), limit)
+    if "error" in result:
+        raise RuntimeError(result["error"])
+
+
 def pytest_collection_modifyitems(session, config, items):
     for item in items:
         if _is_python_block(item):
-            item.obj.code = expand_snippets(item.obj.code)
-
-
-def pytest_runtest_setup(item):
-    # pytest-codeblocks exec()s the block as "<string>": give that name the block's
-    # lines, so tracebacks and the simulator's per-line counters show the source.
-    if _is_python_block(item):
-        code = item.obj.code
-        linecache.cache["<string>"] = (len(code), None, code.splitlines(keepends=True), "<string>")
+            item.runtest = (lambda it: lambda: _run_like_the_site(it))(item)

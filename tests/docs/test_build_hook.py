@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import shutil
 import textwrap
 
 import pytest
 
 from simtdocs.docs import Figure, T, Table, figure, glue, show
 from simtdocs.docs import build
+from probe_site import build_probe_site
 from simtdocs.docs.display import svg_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -170,16 +170,9 @@ def test_chinese_glyphs_are_not_boxes():
     assert not [w for w in caught if "missing from font" in str(w.message)]
 
 
-def test_a_failing_block_fails_the_real_build(tmp_path, mkdocs):
-    for name in ("hooks", "overrides", "includes", "snippets", "node_modules"):
-        (tmp_path / name).symlink_to(ROOT / name)
-    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
-    (tmp_path / "docs" / "assets").mkdir(parents=True)
-    shutil.copytree(ROOT / "docs" / "assets", tmp_path / "docs" / "assets", dirs_exist_ok=True)
+def test_a_failing_block_fails_the_real_build(tmp_path):
     body = "# T\n\ntext\n\n```python\nx = [1, 2]\nprint(x[5])\n```\n"
-    (tmp_path / "docs" / "index.md").write_text(body, encoding="utf-8")
-    (tmp_path / "docs" / "index.en.md").write_text(body, encoding="utf-8")
-    proc = mkdocs("build", "--strict", "-d", str(tmp_path / "site"), cwd=tmp_path)
+    proc, _ = build_probe_site(tmp_path, {"index": body})
     assert proc.returncode != 0
     log = proc.stdout + proc.stderr
     assert "docs/index.md:7: code block failed: IndexError" in log, log[-3000:]

@@ -1,17 +1,19 @@
-"""The small glue between the lecture pages and the simulator.
+"""What a lecture page or companion script uses to put computed output on the page.
 
-Public surface, for page and snippet authors:
+Public surface (needs numpy, and matplotlib for figures; nothing of the site build):
 
-- ``show(obj)``: put a :class:`Table`, :class:`Figure`, :class:`T` or any object
-  with ``_repr_markdown_()`` under the code block.
+- ``show(obj)``: put a :class:`Table`, :class:`Figure`, :class:`T`, text, a number or
+  a numpy array under the code block.
 - ``glue(name, value, fmt=None)``: make a computed value available to the prose
   as ``{{ name }}``.
 - ``T(zh, en)``: a bilingual string.
 - ``figure(...)``: ``plt.subplots`` with the site's font and SVG settings.
-- ``expand_snippets(code)``: what pymdownx.snippets makes of ``--8<--`` lines.
+- ``expand_snippets(code)``: what the site makes of ``--8<--`` include lines.
 
-The mkdocs side (executing fences, caching, notebooks) lives in
-:mod:`simtdocs.docs.build` and is wired in by ``hooks/site_hooks.py``.
+The site build (running the pages' fences, the block cache, the mkdocs hooks,
+notebooks, the translation check) lives in :mod:`simtdocs.docs.build`,
+:mod:`simtdocs.docs.mkdocs_hooks` and friends, which only ``hooks/site_hooks.py``
+and the tests import.
 """
 
 from .display import Figure, T, Table, figure, glue, show

@@ -1,10 +1,14 @@
 """What a code block can put on the page: bilingual text, tables, figures, glued values.
 
-Under the site build a :class:`Recorder` is active: :func:`show` and :func:`glue`
-record *objects*, and the build renders them once per language, late, so one run
-of the code feeds the Chinese and the English page. Anywhere else (pytest, plain
-``python snippets/...``) :func:`show` prints the English Markdown and
-:func:`glue` just remembers the value.
+This is the reader's API (``from simtdocs.docs import show, glue, T, Table, Figure``):
+it needs numpy, and matplotlib for figures, nothing else.
+
+On the site a :class:`Recorder` is active while a block runs: :func:`show` and
+:func:`glue` turn their argument into text for every site language *at once*, from
+the values of that moment (a figure's ``draw`` runs once per language), so a later
+change to the object cannot change what the page shows. Anywhere else (a plain
+``python snippets/...``, pytest) :func:`show` prints the English Markdown and
+:func:`glue` just checks and remembers the value.
 """
 
 from __future__ import annotations
@@ -14,15 +18,19 @@ import contextlib
 import contextvars
 import html
 import io
+import math
 import numbers
-from dataclasses import dataclass, field
+import sys
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 LANGS = ("zh", "en")
-_language = contextvars.ContextVar("simtdocs_language", default="en")
-_recorder: contextvars.ContextVar["Recorder | None"] = contextvars.ContextVar(
-    "simtdocs_recorder", default=None
-)
+_language: contextvars.ContextVar[str | None] = contextvars.ContextVar("simtdocs_language", default=None)
+_recorder: contextvars.ContextVar["Recorder | None"] = contextvars.ContextVar("simtdocs_recorder", default=None)
+
+
+class AuthoringError(Exception):
+    """A display object or glue was used in a way that would put a wrong page on the site."""
 
 
 @contextlib.contextmanager
@@ -35,19 +43,42 @@ def language(lang: str):
         _language.reset(token)
 
 
+def current_language() -> str:
+    return _language.get() or "en"
+
+
 class T:
-    """A bilingual string. ``str(T)`` is the current render language, English by default."""
+    """A bilingual string.
+
+    ``str(T)`` is the language being rendered (inside a figure's ``draw`` or a
+    ``_repr_markdown_``), English in a plain script. While a block runs on the site,
+    ``str(T)`` outside such a rendering (``print(T(...))``, an f-string) would put
+    one language on both pages, so it is an error there: use ``show(T(...))`` or
+    ``glue``.
+    """
 
     __slots__ = ("zh", "en")
 
     def __init__(self, zh: str, en: str):
+        if not isinstance(zh, str) or not isinstance(en, str):
+            raise TypeError(f"T(zh, en) takes two strings, got T({zh!r}, {en!r})")
         self.zh, self.en = zh, en
 
     def pick(self, lang: str) -> str:
         return self.zh if lang == "zh" else self.en
 
     def __str__(self) -> str:
-        return self.pick(_language.get())
+        lang = _language.get()
+        if lang is None:
+            if _recorder.get() is not None:
+                raise AuthoringError(
+                    f"{self!r} was turned into text (print, f-string or str()) while the block ran: "
+                    "the same text would appear on the Chinese and the English page. "
+                    "Use show(T(...)) for a line of text, glue(name, T(...)) for the prose, "
+                    "or a Table cell."
+                )
+            lang = "en"
+        return self.pick(lang)
 
     def __repr__(self) -> str:
         return f"T({self.zh!r}, {self.en!r})"
@@ -59,18 +90,35 @@ class T:
         return hash((self.zh, self.en))
 
 
+def plain_number(x: float, digits: int = 4) -> str:
+    """``digits`` significant digits, thousands separated, never in scientific notation."""
+    if not math.isfinite(x):
+        return str(x)
+    if x == 0:
+        return "0"
+    decimals = max(digits - 1 - math.floor(math.log10(abs(x))), 0)
+    s = f"{x:,.{decimals}f}"
+    if "." in s:
+        s = s.rstrip("0").rstrip(".")
+    return s
+
+
 def text(value: Any, lang: str, fmt: str | None = None) -> str:
-    """Format one value for ``lang``: T picks its language, numbers use ``fmt``."""
+    """Format one value for ``lang``: T picks its language, numbers use ``fmt``.
+
+    Without ``fmt`` an integer gets thousands separators and a float four
+    significant digits (``12345.6`` -> ``12,346``, ``0.0123456`` -> ``0.01235``).
+    """
     if isinstance(value, T):
         return value.pick(lang)
     if fmt:
         return format(value, fmt)
-    if isinstance(value, bool) or value is None:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
         return str(value)
     if isinstance(value, numbers.Integral):
         return f"{int(value):,}"
     if isinstance(value, numbers.Real):
-        return f"{float(value):,.4g}"
+        return plain_number(float(value))
     with language(lang):
         return str(value)
 
@@ -79,13 +127,33 @@ def text(value: Any, lang: str, fmt: str | None = None) -> str:
 class Table:
     """A Markdown table; headers and cells may be :class:`T`.
 
-    ``fmt`` is one format spec per column (or ``None``), e.g. ``[None, ",", ".1%"]``.
+    ``fmt`` is one format spec per column (or ``None``), e.g. ``[None, ",", ".1%"]``;
+    ``align`` one of ``l``/``r``/``c`` per column, e.g. ``"lrr"``. Every row must
+    have one cell per column.
     """
 
     rows: Sequence[Sequence[Any]]
     columns: Sequence[Any]
     fmt: Sequence[str | None] | None = None
-    align: str | None = None  # one of l/r/c per column, e.g. "lr"
+    align: str | None = None
+
+    def __post_init__(self):
+        n = len(self.columns)
+        if n == 0:
+            raise AuthoringError("Table needs at least one column")
+        self.rows = [list(r) for r in self.rows]
+        for i, r in enumerate(self.rows):
+            if len(r) != n:
+                raise AuthoringError(f"Table row {i} has {len(r)} cells for {n} columns: {r!r}")
+        if self.fmt is not None:
+            if len(self.fmt) != n:
+                raise AuthoringError(f"Table fmt has {len(self.fmt)} entries for {n} columns: {self.fmt!r}")
+            for i, f in enumerate(self.fmt):
+                for r in self.rows:
+                    if f and not isinstance(r[i], T):
+                        format(r[i], f)  # a bad spec fails here, in the block
+        if self.align is not None and (len(self.align) != n or set(self.align) - set("lrc")):
+            raise AuthoringError(f"Table align must be one of l/r/c per column ({n}), got {self.align!r}")
 
     def render(self, lang: str) -> str:
         fmts = list(self.fmt or [None] * len(self.columns))
@@ -100,7 +168,7 @@ class Table:
         return "\n".join([head, rule, *body])
 
     def _repr_markdown_(self) -> str:
-        return self.render(_language.get())
+        return self.render(current_language())
 
     @classmethod
     def counters(cls, stats, labels=None) -> "Table":
@@ -182,6 +250,23 @@ def svg_bytes(fig) -> bytes:
     return buf.getvalue()
 
 
+def figure_markdown(svg: bytes, alt: str, caption: str | None) -> str:
+    """The page's Markdown for one drawn figure (the one place that decides how a figure ships)."""
+    data = base64.b64encode(svg).decode("ascii")
+    cap = f"<figcaption>{html.escape(caption)}</figcaption>" if caption else ""
+    # One line of HTML: it stays inside admonitions and tabs at any indentation.
+    return (
+        f'<figure class="simt-figure"><img src="data:image/svg+xml;base64,{data}" '
+        f'alt="{html.escape(alt, quote=True)}">{cap}</figure>'
+    )
+
+
+def _bilingual(value: Any, what: str) -> T:
+    if not isinstance(value, T) or not value.zh.strip() or not value.en.strip():
+        raise AuthoringError(f"Figure {what} must be T(zh, en) with text in both languages, got {value!r}")
+    return value
+
+
 @dataclass
 class Figure:
     """A matplotlib figure drawn per language.
@@ -189,71 +274,89 @@ class Figure:
     ``draw`` is a function returning a matplotlib figure; it is called once per
     language with ``str(T(...))`` following that language, so labels can be
     written ``ax.set_xlabel(str(T("线程", "thread")))``. A ready figure object
-    is accepted too (then both languages get the same picture).
+    is accepted too (then both languages get the same picture). ``alt`` (what the
+    figure shows, for readers who cannot see it) is required in both languages.
     """
 
     draw: Callable[[], Any] | Any
-    alt: Any = ""
+    alt: Any = None
     caption: Any = None
-    _svg: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        _bilingual(self.alt, "alt text")
+        if self.caption is not None and not isinstance(self.caption, (T, str)):
+            raise AuthoringError(f"Figure caption must be T(zh, en) or text, got {self.caption!r}")
 
     def svg(self, lang: str) -> bytes:
-        if lang not in self._svg:
-            configure_matplotlib()
-            import matplotlib.pyplot as plt
+        """Draw now, in ``lang`` (every call draws: the figure shows the values of this moment)."""
+        configure_matplotlib()
+        import matplotlib.pyplot as plt
 
-            with language(lang):
-                fig = self.draw() if callable(self.draw) else self.draw
-                self._svg[lang] = svg_bytes(fig)
-            if callable(self.draw):
-                plt.close(fig)
-        return self._svg[lang]
+        with language(lang):
+            fig = self.draw() if callable(self.draw) else self.draw
+            data = svg_bytes(fig)
+        if callable(self.draw):
+            plt.close(fig)
+        return data
 
     def render(self, lang: str) -> str:
-        data = base64.b64encode(self.svg(lang)).decode("ascii")
-        alt = html.escape(text(self.alt, lang), quote=True)
-        cap = ""
-        if self.caption is not None:
-            cap = f"<figcaption>{html.escape(text(self.caption, lang))}</figcaption>"
-        # One line of HTML: it stays inside admonitions and tabs at any indentation.
-        return (
-            f'<figure class="simt-figure"><img src="data:image/svg+xml;base64,{data}" '
-            f'alt="{alt}">{cap}</figure>'
-        )
+        caption = None if self.caption is None else text(self.caption, lang)
+        return figure_markdown(self.svg(lang), text(self.alt, lang), caption)
 
     def _repr_markdown_(self) -> str:
-        return self.render(_language.get())
+        return self.render(current_language())
 
 
 def render(obj: Any, lang: str) -> str:
-    """Markdown for one shown object in ``lang``."""
+    """Markdown for one shown object in ``lang``; raises for objects it cannot show faithfully."""
     if isinstance(obj, (Table, Figure)):
         return obj.render(lang)
     if isinstance(obj, T):
         return obj.pick(lang)
+    if isinstance(obj, str):
+        return obj
+    if isinstance(obj, numbers.Number):
+        return text(obj, lang)
+    if type(obj).__module__ == "numpy" and type(obj).__name__ == "ndarray":
+        import numpy as np
+
+        body = np.array2string(obj, separator=", ", threshold=200)
+        return f"```text\n{body}\n```"
     with language(lang):
         if hasattr(obj, "_repr_markdown_"):
-            return obj._repr_markdown_()
-        return str(obj)
+            return str(obj._repr_markdown_())
+        if hasattr(obj, "_repr_html_"):
+            return str(obj._repr_html_())
+    raise AuthoringError(
+        f"show() cannot put a {type(obj).__name__} on the page (it would print as {object.__repr__(obj)!r}): "
+        "show a Table, Figure, T, str, number, numpy array, or an object with _repr_markdown_/_repr_html_"
+    )
 
 
-# -- recording -----------------------------------------------------------------
+# -- recording ------------------------------------------------------------------
 
 
 @dataclass
 class Glued:
-    value: Any
-    fmt: str | None = None
+    """A glued value, already rendered per language; ``line`` is where glue() was called."""
+
+    text: dict[str, str]
+    line: tuple[str, int] | None = None
 
     def render(self, lang: str) -> str:
-        return text(self.value, lang, self.fmt)
+        return self.text[lang]
 
 
 class Recorder:
-    """What one block produced, in order: stdout text and shown objects, plus glue."""
+    """What one block produced, in order: printed chunks and shown objects, plus glue.
 
-    def __init__(self):
-        self.items: list[Any] = []  # str (stdout) or shown objects
+    Shown objects and glued values are rendered for every language when they are
+    recorded; nothing of the block's namespace is kept.
+    """
+
+    def __init__(self, langs: Sequence[str] = LANGS):
+        self.langs = tuple(langs)
+        self.items: list[str | dict[str, str]] = []  # str: printed text; dict: lang -> Markdown
         self.glue: dict[str, Glued] = {}
 
     def write(self, s: str) -> int:  # the block's sys.stdout
@@ -266,21 +369,28 @@ class Recorder:
     def flush(self) -> None:
         pass
 
-    def render(self, lang: str) -> str:
-        parts = []
-        for item in self.items:
-            parts.append(item if isinstance(item, str) else "\n" + render(item, lang) + "\n")
-        return "".join(parts).strip("\n")
+    def show(self, obj: Any) -> None:
+        self.items.append({lang: render(obj, lang) for lang in self.langs})
+
+    def add_glue(self, name: str, value: Any, fmt: str | None, line) -> None:
+        if name in self.glue:
+            raise AuthoringError(f"glue({name!r}) twice in one block: a page shows one value per name")
+        self.glue[name] = Glued({lang: text(value, lang, fmt) for lang in self.langs}, line)
+
+    def output(self, lang: str) -> list[tuple[str, str]]:
+        """``("print", text)`` and ``("show", markdown)`` items for ``lang``."""
+        return [("print", i) if isinstance(i, str) else ("show", i[lang]) for i in self.items]
 
 
-_glued_outside: dict[str, Glued] = {}
+_glued_outside: dict[str, Any] = {}
 
 
 def show(obj: Any) -> None:
-    """Put ``obj`` on the page (Table, Figure, T, or anything with ``_repr_markdown_``)."""
+    """Put ``obj`` on the page: a Table, Figure, T, str, number, numpy array, or
+    an object with ``_repr_markdown_``/``_repr_html_``."""
     rec = _recorder.get()
     if rec is not None:
-        rec.items.append(obj)
+        rec.show(obj)
     elif _in_notebook():
         from IPython.display import HTML, Markdown, display
 
@@ -299,26 +409,33 @@ def show(obj: Any) -> None:
 
 def _in_notebook() -> bool:
     """True in a Jupyter kernel (the executed notebook pages): display rich output there."""
-    import sys
-
     ip = sys.modules.get("IPython")
     shell = ip.get_ipython() if ip is not None and hasattr(ip, "get_ipython") else None
     return shell is not None and shell.__class__.__name__ == "ZMQInteractiveShell"
 
 
 def glue(name: str, value: Any, fmt: str | None = None) -> None:
-    """Make ``value`` available to the page prose as ``{{ name }}``."""
-    if not name.isidentifier():
+    """Make ``value`` available to the page prose as ``{{ name }}``.
+
+    ``fmt`` is a format spec (``","``, ``".1%"``); without it integers get thousands
+    separators and floats four significant digits.
+    """
+    if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"glue name must be an identifier, got {name!r}")
     if fmt is not None:
         format(value, fmt)  # fail here, in the block, not later in the prose
-    g = Glued(value, fmt)
     rec = _recorder.get()
-    (rec.glue if rec is not None else _glued_outside)[name] = g
+    if rec is not None:
+        caller = sys._getframe(1)
+        rec.add_glue(name, value, fmt, (caller.f_code.co_filename, caller.f_lineno))
+    else:
+        text(value, "en", fmt)
+        _glued_outside[name] = value
 
 
 @contextlib.contextmanager
 def recording(rec: Recorder):
+    """Make ``rec`` receive the block's show(), glue() and printed text."""
     token = _recorder.set(rec)
     try:
         with contextlib.redirect_stdout(rec):

@@ -3,12 +3,19 @@
 - ``on_config``: the self-hosted JavaScript (MathJax, Mermaid) must be installed.
 - ``on_files``: serve that JavaScript from the site, and add the companion
   notebooks as pages (before mkdocs-jupyter and mkdocs-static-i18n see the files).
-- ``on_page_markdown``: run the page's python fences and fill ``{{ name }}``.
+- ``on_config`` also runs every page's python fences that have no cached result,
+  in fresh worker processes (:class:`simtdocs.docs.build.Site`), once per build for
+  both languages, and makes Material's search index reuse the entries of pages
+  whose HTML did not change (Chinese segmentation by jieba is the costly part).
+- ``on_page_markdown``: put the block outputs under their fences and fill ``{{ name }}``.
 - ``on_post_page``: drop the CDN script tags nbconvert puts in notebook pages.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -37,14 +44,39 @@ def on_config(config, **kwargs):
             + ". Run `make setup` (it runs `npm ci`) before building the site."
         )
     # Once per `mkdocs build` (mkdocs-static-i18n re-runs the build, not on_config,
-    # for each language): every language sees the same simulator and notebooks.
-    _state["sim_hash"] = build.simulator_hash()
-    _state["scripts"] = notebooks.scripts()
+    # for each language): every language sees the same simulator and notebooks, and
+    # every block runs (if it must) once for both languages.
+    root = Path(config["config_file_path"]).parent
+    site = build.Site(root, workers=int(os.environ.get("SIMTDOCS_BUILD_WORKERS", os.cpu_count() or 1)))
+    docs = Path(config["docs_dir"])
+    # A page before its translations (p.md, then p.en.md): errors name the default language first.
+    order = sorted(docs.rglob("*.md"), key=lambda p: (re.sub(r"(\.[a-z]{2})?\.md$", "", str(p)), p.name.count(".")))
+    pages = {_page_name(p, root): p.read_text(encoding="utf-8") for p in order}
+    scripts = notebooks.scripts()
+    # The companion notebooks run in the same worker pool as the page blocks.
+    jupyter = config["plugins"].get("mkdocs-jupyter")
+    extra = []
+    if jupyter is not None:
+        made = notebooks.generate(root / CACHE, site.env, scripts)
+        extra = notebooks.prewarm_tasks(dict(jupyter.config), [root / CACHE / m for m in made])
+    try:
+        site.prepare(pages, prune=True, extra=extra)
+    except build.BlockError as exc:
+        raise PluginError(str(exc)) from None
+    _state.update(site=site, sim_hash=site.env, scripts=scripts, root=root)
+    _cache_search_entries(config, root)
     return config
 
 
+def _page_name(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
 def on_pre_build(config, **kwargs):
-    _state.setdefault("sim_hash", build.simulator_hash())
+    _state.setdefault("sim_hash", build.environment_key())
 
 
 @event_priority(-110)  # after mkdocs-static-i18n (-100): see below
@@ -66,6 +98,8 @@ def on_files(files, config, **kwargs):
         file = File(f, str(root / "node_modules" / d), site_dir, urls, dest_uri=dest)
         files.append(file)
 
+    if config["plugins"].get("mkdocs-jupyter") is None:
+        return files  # a site without the notebook plugin (the tests' probe sites)
     i18n = config["plugins"].get("i18n")
     lang = getattr(i18n, "current_language", None) or config["theme"]["language"]
     default = getattr(i18n, "default_language", lang)
@@ -94,11 +128,17 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
     if not page.file.src_uri.endswith(".md"):
         return markdown
     lang = getattr(page.file, "locale", None) or config["theme"]["language"] or "en"
-    where = f"docs/{page.file.src_uri}"
+    root = _state.get("root") or Path(config["config_file_path"]).parent
+    where = _page_name(Path(page.file.abs_src_path), root)
+    site = _state.get("site") or build.Site(root, workers=0)
+    # Plan from the whole file so that lines are file lines; mkdocs has cut the front matter.
+    full = Path(page.file.abs_src_path).read_text(encoding="utf-8")
+    head = full[: len(full) - len(markdown)] if full.endswith(markdown) else ""
     try:
-        return build.process(markdown, where, lang, _state.get("sim_hash", ""))
-    except build.BlockError as exc:
+        out = site.render(where, lang, full if head else markdown)
+    except (build.BlockError, ValueError) as exc:
         raise PluginError(str(exc)) from None
+    return "\n".join(out.split("\n")[head.count("\n"):]) if head else out
 
 
 CDN_SCRIPT = re.compile(
@@ -106,6 +146,65 @@ CDN_SCRIPT = re.compile(
     r"<script[^>]*src=\"https?://[^\"]+\"[^>]*>\s*</script>",
     re.S,
 )
+
+
+# -- search index: reuse the entries of unchanged pages ------------------------------------
+
+
+def _cache_search_entries(config, root: Path) -> None:
+    """Material's search plugin parses every page's HTML and segments its Chinese with
+    jieba on every build; reuse the entries of a page whose HTML, URL, title and
+    table of contents did not change (``.cache/search/``)."""
+    search = config["plugins"].get("material/search") or config["plugins"].get("search")
+    index = getattr(search, "search_index", None)
+    if index is None or getattr(index, "_simtdocs_cached", False):
+        return
+    folder = root / ".cache" / "search"
+    folder.mkdir(parents=True, exist_ok=True)
+    original = index.add_entry_from_context
+    used: set[str] = set()
+    settings = json.dumps({k: search.config.get(k) for k in ("separator", "pipeline", "lang")}, default=str)
+
+    def toc(items):
+        return [(t.id, t.title, t.url, toc(t.children)) for t in items]
+
+    def add_entry_from_context(page):
+        h = hashlib.sha256()
+        for part in (settings, page.url, str(page.title), json.dumps(toc(page.toc), default=str),
+                     json.dumps(page.meta.get("search"), default=str), json.dumps(page.meta.get("tags"), default=str),
+                     page.content or ""):
+            h.update(part.encode("utf-8") + b"\0")
+        key = h.hexdigest()[:32]
+        used.add(key)
+        path = folder / f"{key}.json"
+        try:
+            entries = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(entries, list) and all(isinstance(e, dict) and "location" in e for e in entries):
+                index.entries.extend(entries)
+                return
+        except (OSError, ValueError):
+            pass
+        before = len(index.entries)
+        original(page)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(index.entries[before:], ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+
+    index.add_entry_from_context = add_entry_from_context
+    index._simtdocs_cached = True
+    _state["search_used"], _state["search_dir"] = used, folder
+
+
+@event_priority(-200)  # after mkdocs-static-i18n (-100) has built the other languages
+def on_post_build(config, **kwargs):
+    i18n = config["plugins"].get("i18n")
+    if i18n is not None and getattr(i18n, "building", False):
+        return  # a nested per-language build; the outer call comes last
+    used, folder = _state.get("search_used"), _state.get("search_dir")
+    if used and folder is not None:
+        for p in folder.glob("*.json"):
+            if p.stem not in used:
+                p.unlink(missing_ok=True)
 
 
 def on_post_page(output, page, config, **kwargs):

@@ -47,3 +47,49 @@ def generate(cache_dir: Path, sim_hash: str, only: list[Path] | None = None) -> 
         write_notebook(script, cache_dir / rel, sim_hash)
         made.append(rel.as_posix())
     return made
+
+
+def prewarm_tasks(plugin_config: dict, notebooks: list[Path]) -> list[tuple]:
+    """(function, args) that fill mkdocs-jupyter's cache for the notebooks it would
+    execute, so the build can run them in parallel with the page blocks.
+
+    mkdocs-jupyter executes its notebooks one after the other while it renders the
+    pages; with its cache entry already written it only reads it. This relies on
+    its cache layout (``_compute_cache_key``); if that changes, nothing is
+    prewarmed and mkdocs-jupyter does the work itself.
+    """
+    try:
+        from mkdocs_jupyter.plugin import _compute_cache_key, _get_cache_path
+    except ImportError:
+        return []
+    if not plugin_config.get("cache") or not plugin_config.get("execute"):
+        return []
+    tasks = []
+    for nb in notebooks:
+        key = _compute_cache_key(str(nb), plugin_config, True)
+        path = _get_cache_path(Path(plugin_config["cache_dir"]).resolve(), key)
+        if not path.exists():
+            tasks.append((prewarm, (str(nb), str(path), dict(plugin_config))))
+    return tasks
+
+
+def prewarm(nb: str, cache_path: str, cfg: dict) -> None:
+    """Execute one notebook as mkdocs-jupyter would and write its cache entry."""
+    import json
+
+    from mkdocs_jupyter import convert
+    from mkdocs_jupyter.plugin import _get_nb_toc_tokens
+
+    body = convert.nb2html(
+        nb, execute=True, kernel_name=cfg["kernel_name"], theme=cfg["theme"],
+        allow_errors=cfg["allow_errors"], show_input=cfg["show_input"], no_input=cfg["no_input"],
+        no_prompt=cfg["no_prompt"], remove_tag_config=cfg["remove_tag_config"],
+        highlight_extra_classes=cfg["highlight_extra_classes"], include_requirejs=cfg["include_requirejs"],
+        custom_mathjax_url=cfg["custom_mathjax_url"],
+    )
+    toc_tokens, title = _get_nb_toc_tokens(nb, cfg["toc_depth"])
+    out = Path(cache_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"content": body, "toc_tokens": toc_tokens, "title": title}), encoding="utf-8")
+    tmp.replace(out)

@@ -1,8 +1,16 @@
-"""Expand ``--8<--`` snippet lines exactly as the site does.
+"""Expand ``--8<--`` snippet lines the way pymdownx.snippets does, without Markdown.
 
-The build, pytest-codeblocks (through ``conftest.py``) and the error messages all
-go through :func:`expand_snippets`, so "the code that ran" and "the code the
-reader sees" are produced by one function: pymdownx.snippets itself.
+The pages include their code from ``snippets/`` with pymdownx.snippets; the code that
+runs (on the site, under ``pytest --codeblocks``, in a companion script such as
+``snippets/p2/06_exercises.py``) is expanded here. This module needs only the
+standard library, so a reader's laptop can run the scripts with numpy alone.
+``tests/docs/test_snippets.py`` checks that this expansion and pymdownx.snippets
+give the same text for every include in the repository.
+
+Supported, as in pymdownx.snippets with ``check_paths: true``: ``--8<-- "file"``,
+``--8<-- "file:section"`` (between ``--8<-- [start:section]`` and
+``--8<-- [end:section]``), ``--8<-- "file:3:8"`` (lines 3 to 8), nested includes,
+the indentation of the include line, and ``;--8<--`` to escape.
 """
 
 from __future__ import annotations
@@ -11,15 +19,25 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-import markdown
+INCLUDE = re.compile(r"""^(?P<space>[ \t]*)(?P<escape>;*)-{1,}8<-{1,}[ \t]+(?P<q>["'])(?P<target>.+?)(?P=q)\r?$""")
+SECTION_MARK = re.compile(
+    r"^(?P<pre>.*?)(?<!;)(?!(?<=-)-)(?P<escape>;*)-{1,}8<-{1,}[ \t]+"
+    r"\[[ \t]*(?P<type>start|end)[ \t]*:[ \t]*(?P<name>[a-z][-_0-9a-z]*)[ \t]*\](?P<post>.*?)$",
+    re.I,
+)
+TARGET = re.compile(r"(?i)^(?P<path>.*?)(?::(?P<start>\d*)(?::(?P<end>\d*))?|:(?P<section>[a-z][-_0-9a-z]*))?$")
 
-SNIPPET_LINE = re.compile(r"^\s*-{1,}8<-{1,}\s+[\"']?([^\"'\s]+)[\"']?\s*$")
-SECTION_MARK = re.compile(r"^\s*#?\s*-{1,}8<-{1,}\s*\[(?:start|end):[-\w]+\]\s*$")
+# Kept for callers that look for include lines without expanding them.
+SNIPPET_LINE = INCLUDE
+
+
+class SnippetError(ValueError):
+    """An include names a file or section that does not exist."""
 
 
 @lru_cache(maxsize=1)
 def repo_root() -> Path:
-    """The folder holding ``mkdocs.yml``: snippet paths are relative to it."""
+    """The folder holding ``mkdocs.yml`` (snippet paths are relative to it), else the cwd."""
     here = Path(__file__).resolve()
     for parent in here.parents:
         if (parent / "mkdocs.yml").is_file():
@@ -27,76 +45,86 @@ def repo_root() -> Path:
     return Path.cwd()
 
 
-def _preprocessor():
-    # A fresh Markdown instance per call keeps the preprocessor's state
-    # (seen files, recursion guard) from leaking between blocks.
-    md = markdown.Markdown(
-        extensions=["pymdownx.snippets"],
-        extension_configs={
-            "pymdownx.snippets": {
-                "base_path": [str(repo_root())],
-                "check_paths": True,
-            }
-        },
-    )
-    return md.preprocessors["snippet"]
+def _read(path: Path) -> list[str]:
+    text = path.read_text(encoding="utf-8")
+    return text.split("\n") if text else []
 
 
-def expand_snippets(code: str) -> str:
-    """Return ``code`` with every ``--8<--`` line replaced by what it includes."""
-    if "8<" not in code:
-        return code
-    lines = code.split("\n")
-    out = _preprocessor().run(lines)
-    return "\n".join(out)
+def _select(lines: list[str], start: str | None, end: str | None, section: str | None, name: str):
+    """(line, 1-based line number in the file) for the requested part of a file."""
+    numbered = list(zip(lines, range(1, len(lines) + 1)))
+    if section:
+        out, inside, found = [], False, False
+        for line, n in numbered:
+            m = SECTION_MARK.match(line)
+            if m and m.group("escape"):
+                line = m.group("pre") + m.group("escape")[1:] + line[m.end("escape"):]
+            elif m and m.group("name") == section:
+                if m.group("type") == "start":
+                    inside = found = True
+                    continue
+                break
+            elif m and inside:
+                continue
+            if inside:
+                out.append((line, n))
+        if not found:
+            raise SnippetError(f"snippet section '{section}' not found in {name}")
+        return out, True
+    if start is not None or end is not None:
+        s = max(int(start) - 1, 0) if start else 0
+        e = int(end) if end else len(lines)
+        return numbered[s:e], False
+    return numbered, False
 
 
-def expand_with_map(code: str, origin: tuple[str, int]) -> tuple[str, list[tuple[str, int]]]:
-    """Expand ``code`` and say where every resulting line came from.
+def _expand(lines, base: Path, origin, seen: tuple, is_section: bool):
+    """Expanded lines, each with the (file, line) it comes from."""
+    out = []
+    for line, where in zip(lines, origin):
+        m = INCLUDE.match(line)
+        if m and m.group("escape"):
+            out.append((line.replace(";", "", 1), where))
+            continue
+        if not m:
+            if not is_section:
+                s = SECTION_MARK.match(line)
+                if s and not s.group("escape"):
+                    continue  # a section marker is notation, not code
+                if s:
+                    line = s.group("pre") + s.group("escape")[1:] + line[s.end("escape"):]
+            out.append((line, where))
+            continue
+        t = TARGET.match(m.group("target").strip())
+        name = t.group("path").strip()
+        path = base / name
+        if not path.is_file():
+            raise SnippetError(f"snippet '{name}' not found (paths are relative to {base})")
+        if path.resolve() in seen:
+            continue  # pymdownx.snippets skips an include of a file that is being included
+        picked, sect = _select(_read(path), t.group("start"), t.group("end"), t.group("section"), name)
+        inner = _expand([p for p, _ in picked], base, [(name, n) for _, n in picked],
+                        seen + (path.resolve(),), sect)
+        space = m.group("space")
+        out.extend((space + text, w) for text, w in inner)
+    return out
 
-    ``origin`` is ``(page, line of the first code line)``. The result maps line
-    ``i`` (0-based) of the expanded code to ``(path, line)`` so a traceback can
+
+def expand_with_map(code: str, origin: tuple[str, int], base: Path | None = None):
+    """Expand ``code``; also say where each resulting line came from.
+
+    ``origin`` is ``(page, line of the first code line)``. Returns the expanded code
+    and a list mapping line ``i`` (0-based) of it to ``(path, line)``, so an error can
     point at the page or at the snippet file the reader can open.
     """
     page, first = origin
-    expanded: list[str] = []
-    where: list[tuple[str, int]] = []
-    for k, line in enumerate(code.split("\n")):
-        m = SNIPPET_LINE.match(line)
-        if not m:
-            expanded.append(line)
-            where.append((page, first + k))
-            continue
-        piece = expand_snippets(line).split("\n")
-        expanded.extend(piece)
-        where.extend(_locate(m.group(1), piece, (page, first + k)))
-    return "\n".join(expanded), where
+    lines = code.split("\n")
+    pairs = _expand(lines, base or repo_root(), [(page, first + k) for k in range(len(lines))], (), False)
+    return "\n".join(t for t, _ in pairs), [w for _, w in pairs]
 
 
-def _locate(target: str, piece: list[str], fallback: tuple[str, int]) -> list[tuple[str, int]]:
-    """Find each included line in its file (in order), for error messages only."""
-    name, _, section = target.partition(":")
-    path = repo_root() / name
-    try:
-        src = path.read_text(encoding="utf-8").split("\n")
-    except OSError:
-        return [fallback] * len(piece)
-    start = 0
-    if section and not section[0].isdigit():
-        for i, s in enumerate(src):
-            if re.search(rf"\[start:{re.escape(section)}\]", s):
-                start = i + 1
-                break
-    elif section and section.split(":")[0].isdigit():
-        start = max(int(section.split(":")[0]) - 1, 0)
-    out, j = [], start
-    for line in piece:
-        k = j
-        while k < len(src) and (src[k].strip() != line.strip() or SECTION_MARK.match(src[k])):
-            k += 1
-        if k < len(src):
-            out.append((name, k + 1))
-            j = k + 1
-        else:
-            out.append(fallback)
-    return out
+def expand_snippets(code: str, base: Path | None = None) -> str:
+    """Return ``code`` with every ``--8<-- "file[:section]"`` line replaced by what it includes."""
+    if "8<" not in code:
+        return code
+    return expand_with_map(code, ("<code>", 1), base)[0]

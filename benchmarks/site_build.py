@@ -1,0 +1,97 @@
+"""How long the author waits: a cold, a warm and a one-snippet site build (issue 11).
+
+    python benchmarks/site_build.py [--runs 1] [--workers N] [--lenient]
+
+The build runs on a snapshot of the working tree (tracked and untracked files, not
+ignored ones) in a temporary folder, so edits made meanwhile do not disturb it:
+
+- cold: no ``.cache/`` at all (blocks, notebooks, search index all computed);
+- warm: the same build again, nothing changed;
+- one snippet: a comment line added inside the first ``--8<-- [start:...]`` section of
+  ``snippets/p2/02_memory_coalescing.py`` (the blocks that include it, their ``cont``
+  successors and that companion notebook run again).
+
+Each build is ``mkdocs build --strict`` in a subprocess, both languages; the time is
+wall-clock for the whole command, as the author sees it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EDITED = "snippets/p2/02_memory_coalescing.py"
+
+
+def snapshot(dest: Path) -> None:
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.split("\0")
+    for rel in filter(None, files):
+        src = ROOT / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+    (dest / "node_modules").symlink_to(ROOT / "node_modules")
+
+
+def build(where: Path, strict: bool, env: dict) -> tuple[float, str]:
+    cmd = [sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(where / "site")] + (["--strict"] if strict else [])
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=where, env=env, capture_output=True, text=True)
+    dt = time.perf_counter() - t0
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-8:])
+        return dt, f"FAILED ({proc.returncode}): {tail}"
+    return dt, "ok"
+
+
+def edit_snippet(where: Path, n: int) -> None:
+    path = where / EDITED
+    lines = path.read_text(encoding="utf-8").split("\n")
+    at = next(i for i, ln in enumerate(lines) if re.search(r"--8<-- \[start:", ln))
+    lines.insert(at + 1, f"# benchmark edit {n}")
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--runs", type=int, default=1, help="repeat warm and one-snippet builds")
+    ap.add_argument("--workers", type=int, default=None, help="SIMTDOCS_BUILD_WORKERS (default: cores)")
+    ap.add_argument("--lenient", action="store_true", help="build without --strict")
+    args = ap.parse_args()
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    if args.workers is not None:
+        env["SIMTDOCS_BUILD_WORKERS"] = str(args.workers)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    print(f"site build, {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"commit {commit}{' + uncommitted changes' if dirty else ''}, load {os.getloadavg()[0]:.1f}")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="simtdocs-bench-") as tmp:
+        where = Path(tmp)
+        snapshot(where)
+        env["PYTHONPATH"] = str(where / "src")  # the snapshot's simulator, not the live one
+        rows.append(("cold (no .cache)",) + build(where, not args.lenient, env))
+        for r in range(args.runs):
+            rows.append(("warm (nothing changed)",) + build(where, not args.lenient, env))
+        for r in range(args.runs):
+            edit_snippet(where, r)
+            rows.append((f"one snippet edited ({EDITED})",) + build(where, not args.lenient, env))
+    width = max(len(r[0]) for r in rows)
+    for name, dt, status in rows:
+        print(f"  {name:<{width}}  {dt:6.1f} s  {status}")
+    print(f"  load after: {os.getloadavg()[0]:.1f} (other processes on the machine slow every figure down)")
+    return 0 if all(r[2] == "ok" for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
