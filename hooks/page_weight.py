@@ -114,7 +114,13 @@ def typeset_page(content: str, where: str) -> str:
 # -- search index -------------------------------------------------------------
 
 # Code blocks of the pages, and the code cells (input and output) of the notebook pages.
-CODE_BLOCK = re.compile(r'<div class="(?:highlight|language-\w+ highlight|jp-Cell jp-CodeCell[^"]*)"')
+CODE_BLOCK = re.compile(r'<div class="(?:highlight|language-\w+ highlight|jp-Cell jp-CodeCell[^"]*)"[^>]*>')
+DIV = re.compile(r"<(/?)div\b[^>]*>")
+# Material's search parser compares elements by tag name only, so an excluded <div> stops
+# being skipped at the first nested </div>. Excluded blocks are wrapped in an element of
+# their own instead, which only its own end tag closes; on_post_page removes the wrapper.
+SKIP = "search-exclude"
+SKIP_TAGS = re.compile(rf"</?{SKIP}\b[^>]*>")
 TABLE = re.compile(r"<table\b[^>]*>.*?</table>", re.S)
 CELL = re.compile(r"<td\b[^>]*>(.*?)</td>", re.S)
 TAG = re.compile(r"<[^>]+>")
@@ -132,9 +138,26 @@ def numeric_table(table: str) -> bool:
     return numbers * 2 >= len(cells)
 
 
+def wrap_divs(content: str, start: re.Pattern) -> str:
+    """Wrap each ``<div>`` that ``start`` matches, to its balanced ``</div>``, in the SKIP element."""
+    out, pos = [], 0
+    for m in start.finditer(content):
+        if m.start() < pos:
+            continue  # inside a block already wrapped
+        depth = 0
+        for d in DIV.finditer(content, m.start()):
+            depth += -1 if d.group(1) else 1
+            if depth == 0:
+                out += [content[pos:m.start()], f"<{SKIP} data-search-exclude>", content[m.start():d.end()],
+                        f"</{SKIP}>"]
+                pos = d.end()
+                break
+    return "".join(out) + content[pos:]
+
+
 def exclude_from_search(content: str) -> str:
     """Mark code blocks, diagrams and tables of numbers so Material's search index skips them."""
-    content = CODE_BLOCK.sub(lambda m: m.group(0) + " data-search-exclude", content)
+    content = wrap_divs(content, CODE_BLOCK)
     content = content.replace('<pre class="mermaid">', '<pre class="mermaid" data-search-exclude>')
 
     def table(m):
@@ -176,10 +199,10 @@ def _mermaid_cache(source: str) -> Path:
 
 
 def chromium() -> str | None:
-    for path in (os.environ.get("SIMTDOCS_CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser"):
-        if path and os.access(path, os.X_OK):
-            return path
-    return None
+    """Debian's chromium, or only the one named by ``SIMTDOCS_CHROMIUM`` if set (as the browser tests)."""
+    named = os.environ.get("SIMTDOCS_CHROMIUM")
+    candidates = [named] if named else ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+    return next((p for p in candidates if os.access(p, os.X_OK)), None)
 
 
 def draw_diagrams(output: str, page_dir: Path, count: int, where: str) -> list[str] | None:
@@ -247,6 +270,7 @@ def on_page_content(content, page, config, files, **kwargs):
 
 
 def on_post_page(output, page, config, **kwargs):
+    output = SKIP_TAGS.sub("", output)
     if "arithmatex" in output and _math_css.get("css") and 'class="arithmatex"' in output:
         css = re.sub(r"\s+", " ", _math_css["css"]).strip()
         output = output.replace("</head>", f'<style id="mathjax-svg">{css}</style></head>', 1)
