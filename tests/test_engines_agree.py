@@ -240,7 +240,7 @@ class Builder:
             flat[b, t] = size if self.c.chance(70) else -1
         if self.error(1, "float index"):
             return f"{self.table(flat, np.float64)}"
-        if len(shape) == 2 and width == 1 and self.has("tuple") and self.c.chance(50) and flat.min() >= 0:
+        if len(shape) == 2 and self.has("tuple") and self.c.chance(50) and flat.min() >= 0:
             r, col = np.divmod(flat, shape[1])
             return (f"({self.table(r, self.index_dtype(r.min(), r.max()))}, "
                     f"{self.table(col, self.index_dtype(col.min(), col.max()))})")
@@ -248,7 +248,7 @@ class Builder:
 
     def width(self, itemsize, shape=None):
         widths = [w for w in (1, 2, 4) if itemsize * w in (1, 2, 4, 8, 16)]
-        if not self.has("wide") or (shape is not None and len(shape) > 1):
+        if not self.has("wide"):
             return 1
         return self.c.choice(widths)
 
