@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import linecache
 import sys
-import traceback
 
 import numpy as np
 
+from . import model
 from .counters import Counters, Stats
 from .devices import H100, Device
 from .diagnostics import (
@@ -558,29 +558,12 @@ class _Launch:
         self.stats = Stats(kernel=kernel, grid=grid, block=block, device=device)
 
 
-def _dims(name: str, dims, limits) -> tuple[int, int, int]:
-    """``grid``/``block`` as three ints, or a LaunchError that says what to write."""
-    if isinstance(dims, float):
-        raise LaunchError(f"cudaErrorInvalidConfiguration: {name} = {dims!r} is not an integer; "
-                          f"write {name}={int(dims)} (or {name}=cdiv(n, threads) for a size that must round up)")
-    dims = (dims,) if isinstance(dims, (int, np.integer)) and not isinstance(dims, bool) else dims
-    if not isinstance(dims, (tuple, list)):
-        raise LaunchError(f"cudaErrorInvalidConfiguration: {name} must be an int or a tuple of 1 to 3 ints, "
-                          f"got {dims!r}")
-    if not 1 <= len(dims) <= 3:
-        raise LaunchError(f"cudaErrorInvalidConfiguration: {name} must have 1 to 3 dimensions, got {tuple(dims)}")
-    for axis, d in zip("xyz", dims):
-        if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
-            raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} must be an integer, got {d!r}")
-        if d <= 0:
-            raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} = {d}; every dimension must be at least 1")
-    return tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
-
-
 def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: int = 0, blocks_per_pass=None,
            tools=TOOLS, max_dynamic_shared_bytes=None, trace=None) -> Stats:
     """Run ``kernel(blk, *args)`` block after block and return its ``Stats``; the same
-    signature as ``simtdocs.launch`` (``blocks_per_pass`` and ``trace`` are ignored)."""
+    signature as ``simtdocs.launch`` (``blocks_per_pass`` and ``trace`` are ignored). The
+    launch configuration is checked by the same code as ``simtdocs.launch``, so a bad one
+    gets the same words; everything after that is this module's."""
     if not isinstance(args, tuple):
         raise LaunchError(f"args must be a tuple of the kernel's arguments, got {type(args).__name__}: "
                           f"write args=(a,) for one argument (args=(a) is just a)")
@@ -588,25 +571,18 @@ def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: in
     for tool in tools:
         if tool not in TOOLS:
             raise LaunchError(f"unknown tool {tool!r}: choose from {', '.join(TOOLS)}")
-    block, grid = _dims("block", block, device.max_block_dims), _dims("grid", grid, device.max_grid_dims)
+    block, grid = model._dims("block", block), model._dims("grid", grid)
     threads = block[0] * block[1] * block[2]
     if threads > device.max_threads_per_block:
         raise LaunchError(
             f"cudaErrorInvalidConfiguration: {threads:,} threads per block "
             f"({block[0]}×{block[1]}×{block[2]}); {device.name} allows {device.max_threads_per_block:,}")
-    for name, dims, limits in (("block", block, device.max_block_dims), ("grid", grid, device.max_grid_dims)):
-        for axis, d, limit in zip("xyz", dims, limits):
-            if d > limit:
-                raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} = {d} exceeds the device limit {limit}")
-    dynamic_limit = STATIC_SHARED_LIMIT if max_dynamic_shared_bytes is None else max_dynamic_shared_bytes
-    if not 0 <= shared_bytes <= device.max_shared_per_block or not 0 <= dynamic_limit <= device.max_shared_per_block:
-        raise LaunchError(f"cudaErrorInvalidValue: {max(shared_bytes, dynamic_limit):,} bytes of dynamic shared memory "
-                          f"per block; {device.name} allows {device.max_shared_per_block:,}")
-    if shared_bytes > dynamic_limit:
-        raise LaunchError(f"cudaErrorInvalidValue: {shared_bytes:,} bytes of dynamic shared memory per block, "
-                          f"more than " + (f"max_dynamic_shared_bytes={dynamic_limit:,}" if max_dynamic_shared_bytes
-                                           is not None else f"{STATIC_SHARED_LIMIT:,} (48 KB) without "
-                                           f"launch(..., max_dynamic_shared_bytes=N)"))
+    model._check("block", block, device.max_block_dims)
+    model._check("grid", grid, device.max_grid_dims)
+    if not 0 <= shared_bytes <= device.max_shared_per_block:
+        raise LaunchError(f"cudaErrorInvalidValue: {shared_bytes:,} bytes of dynamic shared memory per block; "
+                          f"{device.name} allows {device.max_shared_per_block:,}")
+    model._shared_limit(device, shared_bytes, max_dynamic_shared_bytes)
     name = getattr(kernel, "__name__", "kernel")
     L = _Launch(name, grid, block, device, shared_bytes, max_dynamic_shared_bytes, tools)
     read_only = []
@@ -619,19 +595,7 @@ def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: in
         try:
             kernel(Block(L, linear), *read_only)
         except ValueError as exc:
-            frame = traceback.extract_tb(exc.__traceback__)[-1]
-            where = f"{name} (line {frame.lineno}: {frame.line})"
-            if "truth value of an array" in str(exc):
-                raise SimulatorError(
-                    f"{where} branches in Python on an array of threads "
-                    f"or blocks. Threads take branches with masks (m = cond; blk.load(..., mask=m)) or "
-                    f"blk.branch(cond); for Python logic per block, launch with blocks_per_pass=1."
-                ) from exc
-            if "read-only" in str(exc):
-                raise SimulatorError(
-                    f"{where} writes to a kernel argument directly. The simulator sees memory only "
-                    f"through blk: write blk.store(array, index, value) instead."
-                ) from exc
+            model._explain(name, exc)  # a Python if on thread arrays, or a[i] = v on an argument
             raise
     for counters in L.stats.by_site.values():
         L.stats.totals.add(counters)
