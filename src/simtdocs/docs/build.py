@@ -258,8 +258,9 @@ class _TimeLimit(BaseException):
 
 
 def _loc(where, page: str, line: int, n: int) -> str:
-    path, ln = where[n - 1] if 0 < n <= len(where) else (page, line)
-    return f"{path}:{ln}" if path == page else f"{path}:{ln} (included at {page}:{line})"
+    """``page:line`` of line ``n`` of a block, or ``snippet:line (included at page:line)``."""
+    path, ln, at = where[n - 1] if 0 < n <= len(where) else (page, line, line)
+    return f"{path}:{ln}" if path == page else f"{path}:{ln} (included at {page}:{at})"
 
 
 def describe(exc: BaseException, blocks: list[Block], current: Block, limit: float | None = None) -> str:

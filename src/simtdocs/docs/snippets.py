@@ -114,13 +114,17 @@ def expand_with_map(code: str, origin: tuple[str, int], base: Path | None = None
     """Expand ``code``; also say where each resulting line came from.
 
     ``origin`` is ``(page, line of the first code line)``. Returns the expanded code
-    and a list mapping line ``i`` (0-based) of it to ``(path, line)``, so an error can
-    point at the page or at the snippet file the reader can open.
+    and a list mapping line ``i`` (0-based) of it to ``(path, line, page line)``, so an
+    error can point at the snippet file the reader can open and at the include line.
     """
     page, first = origin
-    lines = code.split("\n")
-    pairs = _expand(lines, base or repo_root(), [(page, first + k) for k in range(len(lines))], (), False)
-    return "\n".join(t for t, _ in pairs), [w for _, w in pairs]
+    out_text, out_where = [], []
+    for k, line in enumerate(code.split("\n")):  # line by line: each include keeps its page line
+        here = (page, first + k)
+        for t, w in _expand([line], base or repo_root(), [here], (), False):
+            out_text.append(t)
+            out_where.append((*w, first + k))
+    return "\n".join(out_text), out_where
 
 
 def expand_snippets(code: str, base: Path | None = None) -> str:

@@ -1,7 +1,7 @@
 """Are the two languages of every page still one page? ``python -m simtdocs.docs.translations``
 
 A page and its translation must share what the reader cannot see differ: the heading
-anchors (links and the language switch land on the same section), the code blocks (one
+anchors as the site renders them (links and the language switch land on the same section), the code blocks (one
 run feeds both languages), and the glued names the prose uses. The report also flags a
 translation whose last commit is older than its source's, as a hint that it may be stale.
 """
@@ -17,7 +17,36 @@ from pathlib import Path
 from .build import GLUE_REF, find_fences
 from .snippets import repo_root
 
-ANCHOR = re.compile(r"^#{1,6} .*\{\s*#([\w-]+)\s*\}\s*$", re.M)
+ANCHOR = re.compile(r"\{\s*[^}]*#([\w-]+)[^}]*\}\s*$")
+HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+
+
+def rendered_anchors(text: str) -> list[str]:
+    """The anchors the headings get on the site: the explicit ``{ #id }``, else the slug
+    Python-Markdown's toc extension makes of the heading text (empty for Chinese text,
+    which is why every heading carries an explicit id)."""
+    from markdown.extensions.toc import slugify
+
+    lines = text.split("\n")
+    in_code = {i for f in find_fences(lines) for i in range(f.start, f.end + 1)}
+    out, seen = [], {}
+    fence = None
+    for i, line in enumerate(lines):
+        m = re.match(r"^\s*(~{3,})", line)  # tilde fences: find_fences only knows backticks
+        if m:
+            fence = None if fence and m.group(1).startswith(fence) else (fence or m.group(1))
+            continue
+        if fence or i in in_code:
+            continue
+        h = HEADING.match(line)
+        if not h:
+            continue
+        a = ANCHOR.search(h.group(2))
+        anchor = a.group(1) if a else slugify(re.sub(r"<[^>]+>|[`*_]", "", h.group(2)), "-")
+        n = seen.get(anchor, 0)
+        seen[anchor] = n + 1
+        out.append(anchor if n == 0 else f"{anchor}_{n}")
+    return out
 
 
 @dataclass
@@ -30,7 +59,7 @@ class PageReport:
 def _parts(text: str):
     lines = text.split("\n")
     code = [(f.info, f.code) for f in find_fences(lines) if f.info == "python"]
-    return ANCHOR.findall(text), code, set(GLUE_REF.findall(text))
+    return rendered_anchors(text), code, set(GLUE_REF.findall(text))
 
 
 def _last_commit(path: Path) -> int:
