@@ -10,6 +10,9 @@
   serves the light and the dark scheme). The Mermaid script is then dropped from
   the page. Without Chromium or Playwright the page keeps Material's runtime
   rendering, with the script loaded only on that page.
+- Figures (SVG inline as data: URIs in the rendered Markdown) become files under
+  ``assets/figures/``, named by their content, trimmed, linked with ``loading="lazy"``
+  and their width and height, so nothing jumps while they arrive.
 - The search index keeps prose and headings: code blocks, formulas, diagrams and
   tables of numbers are marked ``data-search-exclude`` (Material's search plugin
   skips them).
@@ -20,6 +23,7 @@ source and the renderer's version, so a warm build runs neither node nor Chromiu
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import html
 import json
@@ -167,6 +171,59 @@ def exclude_from_search(content: str) -> str:
     return TABLE.sub(table, content)
 
 
+# -- figures as files -------------------------------------------------------------
+
+# A figure as simtdocs.docs.display ships it: an SVG inline as a data: URI (self-contained in
+# the block cache and in notebooks). On the site each becomes a file, named by its content:
+# a figure without text is the same file in both languages and is written once.
+DATA_SVG = re.compile(r'<img\b([^>]*?)\ssrc="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"([^>]*?)\s*/?>')
+SVG_SIZE = re.compile(r'<svg\b[^>]*?\bwidth="([\d.]+)(pt|px)?"[^>]*?\bheight="([\d.]+)(pt|px)?"')
+PROLOG = re.compile(r"<\?xml[^>]*\?>\s*|<!DOCTYPE[^>]*>\s*|<metadata>.*?</metadata>\s*", re.S)
+LONG_NUMBER = re.compile(r"(?<![\w#.])-?\d+\.\d{3,}")
+FIGURES = "assets/figures"
+
+
+def _round(m: re.Match) -> str:
+    out = f"{float(m.group(0)):.2f}".rstrip("0").rstrip(".")
+    return "0" if out == "-0" else out
+
+
+def trim_svg(svg: str) -> str:
+    """Drop the XML prolog and metadata, round coordinates to 0.01 (of a point) and the indentation."""
+    svg = PROLOG.sub("", svg)
+    svg = LONG_NUMBER.sub(_round, svg)
+    return re.sub(r">\s+<", "><", svg)
+
+
+def svg_size_px(svg: str) -> tuple[int, int] | None:
+    m = SVG_SIZE.search(svg)
+    if not m:
+        return None
+    scale = 4 / 3 if (m.group(2) or "px") == "pt" else 1  # CSS: 1pt = 4/3 px
+    return round(float(m.group(1)) * scale), round(float(m.group(3)) * scale)
+
+
+def figures_as_files(content: str, page_url: str, site_dir: Path, where: str) -> str:
+    """Write each inline SVG figure to ``assets/figures/<hash>.svg``; the page links it, lazily."""
+    from mkdocs.utils import get_relative_url
+
+    def one(m: re.Match) -> str:
+        svg = trim_svg(base64.b64decode(m.group(2)).decode("utf-8"))
+        size = svg_size_px(svg)
+        if size is None:
+            raise PluginError(f"{where}: a figure's SVG has no width/height: {svg[:200]!r}")
+        name = f"{FIGURES}/{hashlib.sha256(svg.encode()).hexdigest()[:16]}.svg"
+        path = site_dir / name
+        if not path.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(svg, encoding="utf-8")
+        rest = re.sub(r'\s(?:loading|decoding|width|height)="[^"]*"', "", m.group(1) + m.group(3))
+        return (f'<img src="{get_relative_url(name, page_url)}"{rest} loading="lazy" decoding="async" '
+                f'width="{size[0]}" height="{size[1]}">')
+
+    return DATA_SVG.sub(one, content)
+
+
 # -- Mermaid --------------------------------------------------------------------
 
 MERMAID_PRE = re.compile(r'<pre class="mermaid"(?: data-search-exclude)?><code>(.*?)</code></pre>', re.S)
@@ -266,6 +323,7 @@ def prerender_mermaid(output: str, page_dir: Path, where: str) -> str:
 
 def on_page_content(content, page, config, files, **kwargs):
     where = f"docs/{page.file.src_uri}"
+    content = figures_as_files(content, page.url, Path(config["site_dir"]), where)
     return exclude_from_search(typeset_page(content, where))
 
 
