@@ -85,7 +85,8 @@ def typeset(formulas: list[tuple[str, bool]], where: str) -> list[str]:
         if proc.returncode:
             raise PluginError(f"{where}: hooks/tex2svg.js failed:\n{proc.stderr[-2000:]}")
         result = json.loads(proc.stdout)
-        errors = [f"  {t!r}: {r['error']}" for (t, _), r in zip(todo, result["out"]) if "error" in r]
+        errors = [f"  {'$$' if d else '$'}{t}{'$$' if d else '$'}: {r['error']}"
+                  for (t, d), r in zip(todo, result["out"]) if "error" in r]
         if errors:
             raise PluginError(f"{where}: TeX error(s) in formulas:\n" + "\n".join(errors))
         for (tex, disp), r in zip(todo, result["out"]):

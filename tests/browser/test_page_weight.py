@@ -109,3 +109,18 @@ def test_formulas_and_diagrams_show_without_javascript(browser, site, gzip_url, 
             assert not bad, f"{path}: diagrams {bad} are not drawn without JavaScript"
     finally:
         context.close()
+
+
+def test_figures_are_lazy_files_with_size_and_alt(site, slow_pages):
+    """Each figure is its own SVG file, loaded lazily, with its size (nothing jumps) and alt text."""
+    for path in slow_pages:
+        text = (site / path.lstrip("/") / "index.html").read_text(encoding="utf-8")
+        article = text.split("<article", 1)[1].split("</article>", 1)[0]
+        for img in re.findall(r"<img\b[^>]*>", article):
+            attrs = dict(re.findall(r'(\w+)="([^"]*)"', img))
+            assert not attrs.get("src", "").startswith("data:"), f"{path}: figure inline: {img[:120]}"
+            assert attrs.get("loading") == "lazy", f"{path}: figure not lazy: {img[:160]}"
+            assert int(attrs.get("width", 0)) > 0 and int(attrs.get("height", 0)) > 0, f"{path}: no size: {img[:160]}"
+            assert attrs.get("alt", "").strip(), f"{path}: figure without alt text: {img[:160]}"
+            target = (site / path.lstrip("/") / attrs["src"]).resolve()
+            assert target.is_file() and target.read_bytes().lstrip().startswith(b"<svg"), f"{path}: {attrs['src']}"
