@@ -21,8 +21,13 @@ def _is_python_block(item) -> bool:
 
 
 def _run_like_the_site(item):
+    import pytest
+
     from simtdocs.docs import build
     from simtdocs.docs.snippets import SnippetError, expand_with_map
+
+    if item.obj.importorskip is not None:  # what pytest-codeblocks' own runtest does first
+        pytest.importorskip(item.obj.importorskip)
 
     page = Path(item.path).resolve()
     try:

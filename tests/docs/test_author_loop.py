@@ -174,3 +174,15 @@ def test_name_is_main_under_pytest_codeblocks_too():
                            str(probe.relative_to(ROOT))], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert "2 passed" in proc.stdout
+
+
+def test_markers_mean_the_same_on_the_site_and_under_pytest():
+    probe = ROOT / "tests" / "docs" / "probes" / "markers.md"
+    rel = probe.relative_to(ROOT).as_posix()
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--codeblocks", "-v", "-p", "no:cacheprovider", rel],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    pytest_says = {int(m[0]): m[1] for m in __import__("re").findall(r"::line (\d+) (PASSED|SKIPPED|FAILED)", proc.stdout)}
+    site_says = {c.fences[0].start + 1: "PASSED" if c.run else "SKIPPED"
+                 for c in build.page_chains(probe.read_text(encoding="utf-8"), rel) if c.syntax == "python"}
+    assert pytest_says == site_says, proc.stdout[-3000:]
+    assert sorted(pytest_says.values()).count("PASSED") == 4

@@ -394,3 +394,13 @@ def test_a_mistake_fails_the_real_strict_build(tmp_path):
     proc, _ = build_probe_site(tmp_path, {"index": "# T { #t }\n\nValue {{ missing }}.\n"})
     assert proc.returncode != 0
     assert "docs/index.md:3: {{ missing }} has no glued value" in proc.stdout + proc.stderr
+
+
+def test_a_string_skipif_condition_is_refused_as_pytest_codeblocks_cannot_evaluate_it(site):
+    fails(site, """
+        <!--pytest.mark.skipif("sys.platform == 'win32'", reason="x")-->
+
+        ```python
+        x = 1
+        ```
+        """, "docs/m.md:3", "string condition")
