@@ -39,7 +39,9 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 	  else echo "chromium missing: sudo apt-get install chromium (browser tests will skip)"; fi; }
 
-build: setup
+# Chromium draws the Mermaid diagrams at build time (hooks/page_weight.py); without it
+# the built pages fall back to drawing them in the reader's browser.
+build: setup chromium
 	$(VENV)/bin/mkdocs build --strict
 
 serve: build

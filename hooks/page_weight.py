@@ -257,9 +257,9 @@ def _mermaid_cache(source: str) -> Path:
 
 
 def chromium() -> str | None:
-    """Debian's chromium, or only the one named by ``SIMTDOCS_CHROMIUM`` if set (as the browser tests)."""
+    """Debian's chromium (or the Chrome of a GitHub runner), or only ``SIMTDOCS_CHROMIUM`` if set."""
     named = os.environ.get("SIMTDOCS_CHROMIUM")
-    candidates = [named] if named else ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+    candidates = [named] if named else ["/usr/bin/chromium", "/usr/bin/google-chrome"]
     return next((p for p in candidates if os.access(p, os.X_OK)), None)
 
 
