@@ -410,7 +410,10 @@ class Builder:
         if idx is None:
             return
         kind = self.c.choice(["add", "add", "max", "min", "exch", "cas"])
-        value = self.table(self.rng.integers(0, 5, (self.nb, self.T)), dtype)
+        value = self.rng.integers(0, 5, (self.nb, self.T))
+        if dtype.kind == "f" and self.c.chance(50):  # fractions: the sum's rounding depends on the order
+            value = value + self.rng.random((self.nb, self.T))
+        value = self.table(value, dtype)
         if kind == "cas":
             compare = self.table(self.rng.integers(0, 3, (self.nb, self.T)), dtype)
             self.record(f"blk.atomic_cas({name}, {idx}, {compare}, {value}, mask={self.mask()})")

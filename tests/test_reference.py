@@ -428,3 +428,19 @@ def test_launch_errors_say_what_to_write():
         launch(nothing, grid=1, block=32, args=(None,), tools=("memchek",))
     with pytest.raises(LaunchError, match="cudaErrorInvalidConfiguration: 2,048 threads"):
         launch(nothing, grid=1, block=(64, 32))
+
+
+def test_with_memcheck_off_an_out_of_bounds_lane_is_counted_but_moves_nothing():
+    def past_the_end(blk, a, out, small):
+        v = blk.load(a, blk.tx + 30)  # a has 32 elements: lanes 2..31 are past the end
+        blk.store(out, blk.tx, v)
+        blk.store(small, blk.tx, 1.0)  # small has 4 elements: lanes 4..31 are dropped
+
+    a, out, small = np.arange(32, dtype=np.float32), np.full(32, -1, np.float32), np.zeros(4, np.float32)
+    with pytest.raises(MemcheckError, match="Invalid __global__ read of size 4 bytes"):
+        launch(past_the_end, grid=1, block=32, args=(a, out, small))
+    stats = launch(past_the_end, grid=1, block=32, args=(a, out, small), tools=("racecheck", "initcheck"))
+    assert out.tolist() == [30.0, 31.0] + [0.0] * 30 and small.tolist() == [1.0] * 4
+    # Bytes 120..247 of a: sectors 3..7. The store to small: bytes 0..127, 4 sectors.
+    assert (line(stats, "blk.load").sectors, line(stats, "small, blk.tx").sectors) == (5, 4)
+    assert line(stats, "blk.load").requested_bytes == 128
