@@ -24,6 +24,7 @@ source and the renderer's version, so a warm build runs neither node nor Chromiu
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
 import json
@@ -45,6 +46,7 @@ log = logging.getLogger("mkdocs.hooks.page_weight")
 RENDER_VERSION = "1"
 
 
+@functools.lru_cache(maxsize=None)
 def _package_version(name: str) -> str:
     try:
         return json.loads((ROOT / "node_modules" / name / "package.json").read_text())["version"]
@@ -209,11 +211,16 @@ def figures_as_files(content: str, page_url: str, site_dir: Path, where: str) ->
     from mkdocs.utils import get_relative_url
 
     def one(m: re.Match) -> str:
-        svg = trim_svg(base64.b64decode(m.group(2)).decode("utf-8"))
+        key = hashlib.sha256(m.group(2).encode()).hexdigest()[:16]
+        cached = CACHE / "figures" / f"{key}.svg"  # trimming is the slow part: once per figure
+        if not cached.is_file():
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            cached.write_text(trim_svg(base64.b64decode(m.group(2)).decode("utf-8")), encoding="utf-8")
+        svg = cached.read_text(encoding="utf-8")
         size = svg_size_px(svg)
         if size is None:
             raise PluginError(f"{where}: a figure's SVG has no width/height: {svg[:200]!r}")
-        name = f"{FIGURES}/{hashlib.sha256(svg.encode()).hexdigest()[:16]}.svg"
+        name = f"{FIGURES}/{key}.svg"
         path = site_dir / name
         if not path.is_file():
             path.parent.mkdir(parents=True, exist_ok=True)
