@@ -35,8 +35,9 @@ from simtdocs.diagnostics import TOOLS
 
 INTS = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
 DTYPES = INTS + [np.float16, np.float32, np.float64]
-BLOCKS = [(32,), (64,), (1,), (7,), (33,), (100,), (130,), (16, 16), (8, 4), (32, 2), (5, 7), (4, 3, 5), (2, 2, 8), (3, 3, 3)]
-GRIDS = [(1,), (2,), (3,), (4,), (2, 2), (1, 2, 2), (3, 1, 1)]
+BLOCKS = [(32,), (64,), (1,), (7,), (33,), (100,), (130,), (16, 16), (8, 4), (32, 2), (5, 7), (4, 3, 5), (2, 2, 8),
+          (3, 3, 3), (32, 8), (1024,)]
+GRIDS = [(1,), (2,), (3,), (4,), (2, 2), (1, 2, 2), (3, 1, 1), (7,), (2, 3)]
 OPS = ["gload", "gload", "gstore", "gstore", "sload", "sload", "sstore", "sstore", "branch", "alu", "sync",
        "syncwarp", "shuffle", "shuffle", "vote", "atomic", "atomic"]
 ALL = frozenset(OPS) | {"errors", "views", "wide", "tools", "dynamic", "index_dtypes", "tuple"}
@@ -207,6 +208,16 @@ class Builder:
         """Index expression (flat or tuple) of element indices valid for ``width``, per block
         inside ``region`` (elements per block) if given."""
         size = int(np.prod(shape))
+        n = self.nb * self.T
+        if self.c.chance(25):  # one thread after the other across blocks: i = start + width·(lin·bdx + tid)
+            if region:
+                start, fits = 0, region == width * self.T and offset % width == 0
+            else:
+                start = self.c.integers(0, 8) * width - offset % width
+                fits = 0 <= start and start + width * n <= size
+            if fits:
+                flat = start + width * np.arange(n).reshape(self.nb, self.T)
+                return self.table(flat, self.index_dtype(int(flat.min()), int(flat.max())))
         rows = []
         uniform = region is None and self.c.chance(50)  # the same addresses in every block
         for b in range(self.nb):
@@ -262,11 +273,13 @@ class Builder:
             out = i >= n_in
             offset = self.c.integers(0, 5) if self.has("views") and self.c.chance(40) else 0
             if out:
-                region = self.c.integers(2, 40) * 4
+                # Some regions are exactly width × threads, so i = lin·bdx·w + w·tid is contiguous.
+                region = self.c.choice([1, 2, 4]) * self.T if self.T % 4 == 0 and self.c.chance(40) else self.c.integers(2, 40) * 4
                 shape = (self.nb * region,)
             else:
                 region = None
-                shape = (self.c.integers(1, 600),) if self.c.chance(70) else (self.c.integers(1, 20), self.c.integers(1, 40))
+                shape = self.c.choice([(self.c.integers(1, 600),), (4 * self.nb * self.T + self.c.integers(0, 9),),
+                                       (self.c.integers(1, 20), self.c.integers(1, 40))])
             size = int(np.prod(shape))
             base = self.rng.integers(0, 50, size + offset + self.c.integers(0, 3)).astype(dtype)
             name = f"{'o' if out else 'g'}{i}"
