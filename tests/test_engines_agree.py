@@ -536,3 +536,67 @@ def test_engines_agree_on_random_kernels(p):
 @given(programs())
 def test_engines_agree_on_random_kernels_long(p):
     check(p)
+
+
+# -- invalid launches and kernels, side by side -------------------------------------------------
+
+def _static(nbytes, dynamic=0):
+    def kernel(blk):
+        blk.shared(nbytes // 4, np.float32, name="big")
+        if dynamic:
+            blk.shared(dynamic // 4, np.float32, name="dyn", dynamic=True)
+    return kernel
+
+
+def _body(line):
+    """A kernel(blk, a, A) whose one line is ``line``."""
+    scope = {"np": np}
+    source = f"def kernel(blk, a, A):\n    {line}\n"
+    filename = f"<invalid kernel {abs(hash(line))}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), scope)
+    return scope["kernel"]
+
+
+A1, A2 = np.zeros(64, np.float32), np.zeros((10, 20), np.float32)
+INVALID = [
+    (_body("pass"), dict(grid=2.0, block=32, args=(A1, A2))),
+    (_body("pass"), dict(grid=(1, 2, 3, 4), block=32, args=(A1, A2))),
+    (_body("pass"), dict(grid=1, block=(32, 33), args=(A1, A2))),
+    (_body("pass"), dict(grid=1, block=32, args=A1)),
+    (_body("pass"), dict(grid=1, block=32, args=(A1, A2), tools=("memchek",))),
+    (_body("pass"), dict(grid=1, block=32, args=(A1, A2), shared_bytes=64 * 1024)),
+    (_static(64 * 1024), dict(grid=1, block=32)),
+    (_static(1024, 2048), dict(grid=1, block=32, shared_bytes=1024)),
+    (_static(16 * 1024, 40 * 1024), dict(grid=1, block=32, shared_bytes=40 * 1024)),
+    (_static(40 * 1024), dict(grid=1, block=32, max_dynamic_shared_bytes=200 * 1024)),
+    (_body("a[blk.tx] = 1.0"), dict(grid=1, block=32, args=(A1, A2))),
+    (_body("if blk.tx < 3: pass"), dict(grid=1, block=32, args=(A1, A2))),
+    (_body("blk.load(a, np.arange(7))"), dict(grid=1, block=32, args=(A1, A2))),
+    (_body("blk.load(a, blk.tx, mask=np.ones(7, bool))"), dict(grid=1, block=32, args=(A1, A2))),
+    (_body("blk.load(a, blk.tx, mask=blk.tx)"), dict(grid=1, block=32, args=(A1, A2))),
+    (_body("blk.store(a, blk.tx, np.ones(5))"), dict(grid=1, block=32, args=(A1, A2))),
+    (_body("blk.load(a, blk.tx * 1.5)"), dict(grid=1, block=32, args=(A1, A2))),
+    (_body("blk.load(a, blk.tx, width=3)"), dict(grid=1, block=32, args=(A1, A2))),
+    (_body("blk.load(A, blk.tx)"), dict(grid=1, block=32, args=(A1, A2[:, ::2]))),
+    (_body("blk.load(A, (blk.tx,))"), dict(grid=1, block=32, args=(A1, A2))),
+    (_body("blk.load(A, (blk.tx % 10, blk.tx + 1))"), dict(grid=1, block=32, args=(A1, A2))),
+    (_body("blk.load(A, (blk.tx % 10, 4 * (blk.tx % 5)), width=4)"), dict(grid=1, block=32, args=(A1, A2[:, 1:]))),
+    (_body("blk.atomic_add(a, blk.tx + 40, 1)"), dict(grid=1, block=32, args=(A1, A2))),
+    (_body("blk.shfl_up(blk.tx, 1, mask=blk.tx != 3)"), dict(grid=2, block=32, args=(A1, A2))),
+    (_body("blk.shfl(blk.tx, 0, mask=blk.tx > 0)"), dict(grid=1, block=40, args=(A1, A2))),
+    (_body("blk.sync(mask=blk.tx < 9)"), dict(grid=1, block=40, args=(A1, A2))),
+    (_body("blk.load(blk.shared(4, name='s'), blk.tx % 4)"), dict(grid=1, block=32, args=(A1, A2))),
+    (_body("blk.store(blk.shared(4, name='s'), blk.tx, 1.0)"), dict(grid=1, block=32, args=(A1, A2))),
+    (_body("blk.load(blk.shared(64, np.float64, name='s'), 2 * blk.tx + 1, width=2)"), dict(grid=1, block=32, args=(A1, A2))),
+]
+
+
+@pytest.mark.parametrize("kernel, kw", INVALID, ids=[f"{i}" for i in range(len(INVALID))])
+def test_invalid_launches_and_kernels_fail_alike(kernel, kw):
+    errors = []
+    for engine, extra in ((reference.launch, {}), (simtdocs.launch, {}), (simtdocs.launch, {"blocks_per_pass": 1})):
+        with pytest.raises(Exception) as info:
+            engine(kernel, **kw, **extra)
+        errors.append((type(info.value), str(info.value).splitlines()[0]))
+    assert errors[0] == errors[1] == errors[2]

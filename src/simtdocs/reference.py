@@ -129,7 +129,11 @@ class Block:
         m = np.asarray(mask)
         if m.dtype != bool:
             raise TypeError(f"{site}: mask must be a boolean array, got dtype {m.dtype}")
-        return [bool(x) for x in self._per_thread(m, site, "mask")]
+        try:
+            return [bool(x) for x in np.broadcast_to(m, (1, self.nthreads))[0]]
+        except ValueError:
+            raise ValueError(f"{site}: the mask has shape {m.shape}, which does not fit the threads "
+                             f"of this pass (blocks 1, threads {self.nthreads})") from None
 
     def _warps(self, active):
         """(warp, [active threads of the warp]) for every warp that issues."""
