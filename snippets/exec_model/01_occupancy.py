@@ -216,7 +216,10 @@ glue("em_sms", d.sm_count)
 
 # %%
 # --8<-- [start:register_example]
-occ = occupancy(threads_per_block=256, registers_per_thread=64, device=RTX4090)
+EX_THREADS, EX_REGS = 256, 64  # the example kernel: threads per block, registers per thread
+glue("em_ex_threads", EX_THREADS)
+glue("em_ex_regs", EX_REGS)
+occ = occupancy(threads_per_block=EX_THREADS, registers_per_thread=EX_REGS, device=RTX4090)
 show(
     Table(
         rows=[(T({"warps": "warp 上限", "blocks": "线程块上限", "registers": "寄存器",
@@ -225,8 +228,8 @@ show(
         fmt=[None, ","],
     )
 )
-glue("em_reg_threads_fit", d.registers_per_sm // 64)
-glue("em_reg_warps_fit", d.registers_per_sm // 64 // 32)
+glue("em_reg_threads_fit", d.registers_per_sm // EX_REGS)
+glue("em_reg_warps_fit", d.registers_per_sm // EX_REGS // 32)
 glue("em_reg_blocks", occ.blocks_per_sm)
 glue("em_reg_warps", occ.warps_per_sm)
 glue("em_reg_occ", occ.occupancy, ".0%")
@@ -258,11 +261,16 @@ glue("em_occ_1024_best", best_1024, ".0%")
 glue("em_occ_1024_left", RTX4090.max_threads_per_sm - 1024)  # thread slots left beside one block
 glue("em_occ_1024_fail_regs", min(r for r in registers if occupancy(1024, r, device=RTX4090).blocks_per_sm == 0))
 o512 = occupancy(512, 32, device=RTX4090)
+glue("em_occ_512_threads", 512)
 glue("em_occ_512_blocks", o512.blocks_per_sm)
 glue("em_occ_512_warps", o512.warps_per_sm)
 glue("em_occ_512", o512.occupancy, ".0%")
-glue("em_occ_48_256", occupancy(256, 48, device=RTX4090).occupancy, ".0%")
-glue("em_occ_48_512", occupancy(512, 48, device=RTX4090).occupancy, ".0%")
+CMP_REGS, SMALL, LARGE = 48, 256, 512  # the register count and two block sizes the prose compares
+glue("em_cmp_regs", CMP_REGS)
+glue("em_cmp_small", SMALL)
+glue("em_cmp_large", LARGE)
+glue("em_occ_48_256", occupancy(SMALL, CMP_REGS, device=RTX4090).occupancy, ".0%")
+glue("em_occ_48_512", occupancy(LARGE, CMP_REGS, device=RTX4090).occupancy, ".0%")
 # --8<-- [end:occupancy_grid]
 
 
@@ -275,7 +283,7 @@ glue("em_lh_latency_cycles", lh.latency_s * RTX4090.clock_hz, ",.0f")  # at the 
 glue("em_clock_ghz", RTX4090.clock_hz / 1e9, ".2f")
 glue("em_lh_bw_sm", RTX4090.bandwidth_per_sm / 1e9, ".2f")
 glue("em_lh_needed_bytes", need, ",.0f")
-glue("em_lh_request_bytes", lh.bytes_per_request)
+glue("em_lh_request_bytes", lh.bytes_per_request)  # one float per lane: 32 × 4 bytes
 ilps = (1, 2, 4)
 warps_needed = {k: int(np.ceil(need / (k * lh.bytes_per_request))) for k in ilps}
 for k in ilps:

@@ -67,7 +67,8 @@ occ = occupancy(threads, 32, device=RTX4090)  # 32 registers: the warp limit dec
 glue("em_vl_blocks_per_sm", occ.blocks_per_sm)
 glue("em_vl_occ", occ.occupancy, ".0%")
 rows = []
-for n in (1, 8, 128, 129, 256, 2048):  # tokens in the batch = blocks in the grid
+S = RTX4090.sm_count
+for n in (1, 8, S, S + 1, 2 * S, 2048):  # tokens in the batch = blocks in the grid
     w = waves(n, occ.blocks_per_sm, device=RTX4090)
     busy_first = min(n, w.capacity) // occ.blocks_per_sm  # SMs with a block in the first wave
     rows.append((n, w.waves, w.last_wave_blocks, busy_first, w.utilisation))
@@ -86,7 +87,8 @@ show(
 )
 one = waves(1, occ.blocks_per_sm, device=RTX4090)
 glue("em_vl_decode_util", one.utilisation, ".1%")
-w129 = waves(129, occ.blocks_per_sm, device=RTX4090)  # one token more than there are SMs
+w129 = waves(RTX4090.sm_count + 1, occ.blocks_per_sm, device=RTX4090)  # one token more than there are SMs
+glue("em_vl_129_tokens", RTX4090.sm_count + 1)
 glue("em_vl_129_waves", w129.waves)
 glue("em_vl_129_util", w129.utilisation, ".1%")
 # --8<-- [end:waves]

@@ -83,18 +83,22 @@ def vector_add(blk, a, b, c, n):
 # %%
 # --8<-- [start:block_sizes]
 n = 10_000
+sizes = (100, 128, 256, 512, 1024)  # the first is not a multiple of 32; the rest are
 a = np.random.default_rng(0).random(n, dtype=np.float32)
 b = np.random.default_rng(1).random(n, dtype=np.float32)
 rows = []
-for threads in (100, 128, 256, 512, 1024):
+for threads in sizes:
     c = np.zeros(n, np.float32)
     st = launch(vector_add, grid=(cdiv(n, threads),), block=(threads,), args=(a, b, c, n))
     assert np.array_equal(c, a + b)
     rows.append((threads, st.blocks, st.warps, st.simt_efficiency, st.sectors, st.coalescing_efficiency))
-    if threads == 100:
+    if threads == sizes[0]:
         glue("p2_bs100_simt", st.simt_efficiency, ".0%")
         glue("p2_bs100_coalescing", st.coalescing_efficiency, ".0%")
         glue("p2_bs100_last_warp", threads % 32)
+        glue("p2_bs100_warps", cdiv(threads, 32))
+        glue("p2_bs100_bytes", threads * a.itemsize)  # block k starts at this many bytes times k
+        glue("p2_bs100_offset", threads * a.itemsize % 32)  # how far an odd block's start is off a sector
     if threads == 256:
         glue("p2_bs256_sectors", st.sectors)
 show(Table(rows, [T("块大小", "block size"), T("线程块数", "blocks"), T("warp 数", "warps"),
@@ -102,6 +106,10 @@ show(Table(rows, [T("块大小", "block size"), T("线程块数", "blocks"), T("
                   T("合并效率", "coalescing")],
            fmt=[None, ",", ",", ".1%", ",", ".1%"]))
 glue("p2_bs_min_simt", min(r[3] for r in rows[1:]), ".1%")
+glue("p2_bs_n", n)
+glue("p2_bs_odd", sizes[0])
+glue("p2_bs_lo", sizes[1])
+glue("p2_bs_hi", sizes[-1])
 # --8<-- [end:block_sizes]
 
 
@@ -117,14 +125,19 @@ def vector_add_unchecked(blk, a, b, c, n):
     blk.store(c, gid, total)
 
 
-n = 1000
+n, threads = 1000, 256
 a, b, c = np.ones(n, np.float32), np.ones(n, np.float32), np.zeros(n, np.float32)
 try:
-    launch(vector_add_unchecked, grid=cdiv(n, 256), block=256, args=(a, b, c, n))
+    launch(vector_add_unchecked, grid=cdiv(n, threads), block=threads, args=(a, b, c, n))
 except MemcheckError as err:
     print("\n```text\n" + str(err) + "\n```")
-glue("p2_oob_blocks", cdiv(n, 256))
-glue("p2_oob_first", n - (cdiv(n, 256) - 1) * 256)
+glue("p2_oob_n", n)
+glue("p2_oob_threads", threads)
+glue("p2_oob_blocks", cdiv(n, threads))
+glue("p2_oob_first", n - (cdiv(n, threads) - 1) * threads)  # first thread of the last block past the end
+glue("p2_oob_last", threads - 1)
+glue("p2_oob_reads", f"`a[{n}]`")  # the first element past the end...
+glue("p2_oob_reads_end", f"`a[{cdiv(n, threads) * threads - 1}]`")  # ...and the last one the grid touches
 # --8<-- [end:unchecked]
 
 
@@ -153,15 +166,19 @@ def bias_add_swapped(blk, X, bias, M, N):
 # %%
 # --8<-- [start:bias_table]
 M, N = 100, 70
+bx, by = 16, 16  # block shape
+glue("p2_bias_M", M)
+glue("p2_bias_N", N)
+glue("p2_bias_block", f"{bx}×{by}")
 X0 = np.random.default_rng(2).random((M, N), dtype=np.float32)
 bias = np.random.default_rng(3).random(M, dtype=np.float32)
 rows = []
 for kernel, grid, label in (
-    (bias_add, (cdiv(N, 16), cdiv(M, 16)), T("x → 列（正确）", "x → columns (correct)")),
-    (bias_add_swapped, (cdiv(M, 16), cdiv(N, 16)), T("x → 行（错配）", "x → rows (swapped)")),
+    (bias_add, (cdiv(N, bx), cdiv(M, by)), T("x → 列（正确）", "x → columns (correct)")),
+    (bias_add_swapped, (cdiv(M, bx), cdiv(N, by)), T("x → 行（错配）", "x → rows (swapped)")),
 ):
     X = X0.copy()
-    st = launch(kernel, grid=grid, block=(16, 16), args=(X.reshape(-1), bias, M, N))
+    st = launch(kernel, grid=grid, block=(bx, by), args=(X.reshape(-1), bias, M, N))
     ok = np.array_equal(X, X0 + bias[:, None])
     rows.append((label, f"{grid[0]}×{grid[1]}", st.sectors, st.coalescing_efficiency,
                  T("是", "yes") if ok else T("否", "no")))

@@ -81,14 +81,11 @@ def pattern_kernel(blk, a, index, width=1):
 # --8<-- [start:patterns]
 lane = np.arange(32)
 f32 = np.zeros(4096, np.float32)
+ODD_STRIDE = 3  # the stride the prose discusses: odd, so no two lanes share a word
 patterns = [  # (name, array, index of each lane, elements per lane)
     (T("连续", "contiguous"), f32, lane, 1),
     (T("错位 1 个元素", "misaligned by 1"), f32, lane + 1, 1),
-    (T("跨度 2", "stride 2"), f32, 2 * lane, 1),
-    (T("跨度 3", "stride 3"), f32, 3 * lane, 1),
-    (T("跨度 4", "stride 4"), f32, 4 * lane, 1),
-    (T("跨度 8", "stride 8"), f32, 8 * lane, 1),
-    (T("跨度 32", "stride 32"), f32, 32 * lane, 1),
+    *[(T(f"跨度 {s}", f"stride {s}"), f32, s * lane, 1) for s in (2, ODD_STRIDE, 4, 8, 32)],
     (T("广播（都读同一个）", "broadcast (all read one)"), f32, 0 * lane, 1),
     (T("随机", "random"), f32, np.random.default_rng(7).choice(f32.size, 32, replace=False), 1),
     (T("float64 连续", "float64, contiguous"), np.zeros(4096, np.float64), lane, 1),
@@ -105,8 +102,10 @@ show(Table(rows, [T("访问模式", "pattern"), T("sector 数", "sectors"), T("�
                   T("线程所需字节", "bytes requested"), T("效率（所需 / 搬运）", "efficiency (requested / moved)")],
            fmt=[None, ",", ",", ",", ".1%"]))
 by_name = {r[0].en: r for r in rows}
-glue("p2_stride3_sectors", by_name["stride 3"][1])
-glue("p2_stride3_eff", by_name["stride 3"][4], ".0%")
+glue("p2_stride_odd", ODD_STRIDE)
+glue("p2_stride3_sectors", by_name[f"stride {ODD_STRIDE}"][1])
+glue("p2_stride3_eff", by_name[f"stride {ODD_STRIDE}"][4], ".0%")
+glue("p2_stride32_requested", by_name["stride 32"][3])
 glue("p2_stride32_sectors", by_name["stride 32"][1])
 glue("p2_stride32_moved", by_name["stride 32"][2])
 glue("p2_stride32_eff", by_name["stride 32"][4], ".1%")
@@ -214,6 +213,7 @@ def column_read_ways(stats):
 
 
 N = 512
+glue("p2_tr_size", f"{N}×{N}")
 A = np.random.default_rng(5).random((N, N), dtype=np.float32)
 versions = [  # (name, kernel, extra arguments after A, B, N, expected B)
     (T("copy（参照）", "copy (reference)"), copy, (), A),

@@ -39,15 +39,18 @@ def column_ways(stats):
     return c.shared_wavefronts / c.shared_requests  # 4-byte accesses: wavefronts per request = ways
 
 
-strides = (1, 2, 3, 4, 8, 16, 32, 33, 64, 65, 66)
+EXAMPLES = {"pow2": 64, "odd": 65, "even": 66}  # the three row lengths the prose (and exercise 4) discuss
+strides = (1, 2, 3, 4, 8, 16, 32, 33, *EXAMPLES.values())
 ways = {s: column_ways(launch(bank_kernel, grid=1, block=32, args=(s,))) for s in strides}
 lane = np.arange(32)
 rows = [(s, s % 32, len(np.unique(lane * s % 32)), ways[s]) for s in strides]
 show(Table(rows, [T("行长 = 跨度（字）", "row length = stride (words)"), T("跨度 mod 32", "stride mod 32"),
                   T("用到的 bank 数", "banks used"), T("冲突路数（wavefront / 请求）", "ways (wavefronts per request)")],
            fmt=[None, None, None, ".0f"]))
-for s in (32, 64, 65, 66):
-    glue(f"p2_ways_{s}", ways[s], ".0f")
+for key, s in EXAMPLES.items():
+    glue(f"p2_stride_{key}", s)
+    glue(f"p2_ways_{key}", ways[s], ".0f")
+glue("p2_stride_even_mod", EXAMPLES["even"] % 32)
 # --8<-- [end:bank_table]
 
 
@@ -106,15 +109,20 @@ def reverse(blk, d, sync):
     blk.store(d, t, blk.load(buf, mirror))
 
 
+threads = 256  # the size of buf in the kernel
 rows = []
 for sync in (True, False):
-    d = np.arange(256, dtype=np.float32)
-    st = launch(reverse, grid=1, block=256, args=(d, sync))
-    ok = np.array_equal(d, np.arange(256)[::-1])
+    d = np.arange(threads, dtype=np.float32)
+    st = launch(reverse, grid=1, block=threads, args=(d, sync))
+    ok = np.array_equal(d, np.arange(threads)[::-1])
     rows.append((T("有", "yes") if sync else T("没有", "no"), T("是", "yes") if ok else T("否", "no"), len(st.races)))
 show(Table(rows, [T("__syncthreads()", "__syncthreads()"), T("结果正确", "correct"), T("数据竞争", "races")]))
 print("\n```text\n" + "\n".join(str(r) for r in st.races) + "\n```")  # the races of the run without sync
 glue("p2_reverse_race", st.races[0].message)
+glue("p2_rev_threads", threads)
+glue("p2_rev_warps", threads // 32)
+glue("p2_rev_last", threads - 1)  # thread 0 reads what this thread wrote
+glue("p2_rev_last_warp", (threads - 1) // 32)
 # --8<-- [end:reverse]
 
 
@@ -248,7 +256,8 @@ def reduce_v5(blk, x, out):
 
 # %%
 # --8<-- [start:reduction_table]
-n = 1 << 18
+LOG2_N, threads = 18, 256  # 2^18 inputs; blocks of 256 threads (the size of sdata in the kernels)
+n = 1 << LOG2_N
 x = np.random.default_rng(6).random(n, dtype=np.float32)
 exact = x.astype(np.float64).sum()
 read_input_s = x.nbytes / H100.memory_bandwidth      # the floor: read every input byte once
@@ -261,9 +270,9 @@ versions = [
 ]
 reduction_rows, red = [], {}
 for name, kernel, per_thread in versions:
-    blocks = n // (256 * per_thread)
+    blocks = n // (threads * per_thread)
     out = np.zeros(blocks, np.float32)
-    st = launch(kernel, grid=blocks, block=256, args=(x, out))
+    st = launch(kernel, grid=blocks, block=threads, args=(x, out))
     ok = np.isclose(out.astype(np.float64).sum(), exact, rtol=1e-5)
     t = st.estimate_time()
     red[name.en[:2]] = st
@@ -280,6 +289,11 @@ show(Table(reduction_rows, [T("版本", "version"), T("线程块数", "blocks"),
 assert red["v2"].warp_instructions == red["v3"].warp_instructions
 glue("p2_red_read_ns", read_input_s * 1e9, ",.0f")
 glue("p2_red_mib", x.nbytes / 2**20, ".0f")
+glue("p2_red_log2n", LOG2_N)
+glue("p2_red_threads", threads)
+glue("p2_red_s0", threads // 2)  # the first step of versions 3-5
+glue("p2_red_v4_elems", 2 * threads)  # elements per block from version 4 on
+glue("p2_red_v5_left", 2 * 32)  # version 5 hands the last 64 partial sums to warp 0
 for v in ("v1", "v2", "v3", "v4", "v5"):
     glue(f"p2_red_{v}_instr", red[v].warp_instructions)
     glue(f"p2_red_{v}_issue_ns", red[v].estimate_time().issue_s * 1e9, ",.0f")

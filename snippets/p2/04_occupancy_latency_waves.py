@@ -1,7 +1,7 @@
 # %% [markdown]
-# # P2 · 代码 04：占用率、延迟隐藏与波次 · Code 04: occupancy, latency hiding and waves
+# # P2 · 代码 04：占用率、延迟隐藏与波 · Code 04: occupancy, latency hiding and waves
 #
-# 占用率计算器；Little 定律：占用率与指令级并行；波次量化与分块大小。
+# 占用率计算器；利特尔定律：占用率与指令级并行；波量化与分块大小。
 # The occupancy calculator; Little's law: occupancy versus instruction-level parallelism;
 # wave quantisation and the tile size. Everything here is an analytic model of an H100.
 #
@@ -55,6 +55,9 @@ for key, name, threads, regs, smem in kernels:
     glue(f"p2b_{key}_blocks", occ.blocks_per_sm)
     glue(f"p2b_{key}_warps", occ.warps_per_sm)
     glue(f"p2b_{key}_occ", occ.occupancy, ".1%")
+    glue(f"p2b_{key}_threads", threads)  # the kernel's inputs, for the prose
+    glue(f"p2b_{key}_regs", regs)
+    glue(f"p2b_{key}_smem_kb", smem // KB)
 show(Table(rows, columns=[
     T("内核", "kernel"), T("线程/块", "threads/block"), T("寄存器/线程", "registers/thread"),
     T("共享内存/块 (KB)", "shared/block (KB)"),
@@ -76,8 +79,12 @@ for key, value in (("max_warps", H100.max_warps_per_sm), ("max_blocks", H100.max
 # --8<-- [start:occupancy_figure]
 # The last register count at which one 512-thread block still fits, and one step down the stairs.
 cliff = max(r for r in range(1, 256) if occupancy(512, r, 0, device=H100).blocks_per_sm > 0)
-glue("p2b_r64_occ", occupancy(256, 64, 0, device=H100).occupancy, ".1%")
-glue("p2b_r65_occ", occupancy(256, 65, 0, device=H100).occupancy, ".1%")
+STAIR_THREADS, STAIR_REGS = 256, 64  # one step of the staircase: STAIR_REGS -> STAIR_REGS + 1
+glue("p2b_stair_threads", STAIR_THREADS)
+glue("p2b_stair_regs", STAIR_REGS)
+glue("p2b_stair_regs1", STAIR_REGS + 1)
+glue("p2b_r64_occ", occupancy(STAIR_THREADS, STAIR_REGS, 0, device=H100).occupancy, ".1%")
+glue("p2b_r65_occ", occupancy(STAIR_THREADS, STAIR_REGS + 1, 0, device=H100).occupancy, ".1%")
 
 
 def draw_occupancy():
@@ -122,7 +129,7 @@ occupancy_figure  # a notebook draws the figure here; the lecture page shows it 
 
 
 # %% [markdown]
-# ## 演示 2：Little 定律 · Demo 2: Little's law
+# ## 演示 2：利特尔定律 · Demo 2: Little's law
 
 # %%
 # --8<-- [start:latency_table]
@@ -159,6 +166,8 @@ glue("p2b_lh_16_bytes", latency_hiding(16, 1, 128, device=H100).in_flight_bytes,
 glue("p2b_lh_vec", latency_hiding(16, 2, 512, device=H100).fraction, ".0%")
 glue("p2b_lh_vec_bytes", latency_hiding(16, 2, 512, device=H100).in_flight_bytes, ",")
 glue("p2b_lh_vec_occ", 16 / H100.max_warps_per_sm, ".0%")
+glue("p2b_req_float", 32 * 4)  # bytes of one warp-wide float load
+glue("p2b_req_float4", 32 * 16)  # ... and of a float4 load
 # --8<-- [end:latency_table]
 
 
@@ -194,7 +203,7 @@ latency_figure = Figure(
     draw_latency,
     alt=T("带宽占比随 warp 数线性上升，每个 warp 在途字节越多，越早达到 100%",
           "fraction of bandwidth rising linearly with warps, reaching 100% sooner when each warp has more bytes in flight"),
-    caption=T(f"Little 定律（H100，假设访存延迟 {latency_ns:.0f} ns）：在途字节 = warp 数 × 每 warp 请求数 × 每请求字节数。"
+    caption=T(f"利特尔定律（H100，假设访存延迟 {latency_ns:.0f} ns）：在途字节 = warp 数 × 每 warp 请求数 × 每请求字节数。"
               f"每个线程只读一个 float 时，{H100.max_warps_per_sm} 个 warp 也喂不饱带宽；"
               f"用 float4、每个 warp 2 个请求，{enough} 个 warp 就够了。",
               f"Little's law (H100, {latency_ns:.0f} ns memory latency assumed): bytes in flight = warps × requests "
@@ -209,12 +218,13 @@ latency_figure  # a notebook draws the figure here; the lecture page shows it wi
 
 
 # %% [markdown]
-# ## 演示 3：波次 · Demo 3: waves
+# ## 演示 3：波 · Demo 3: waves
 
 # %%
 # --8<-- [start:waves_table]
 rows = []
-for blocks in (132, 133, 264, 265, 1320, 1321):
+S = H100.sm_count  # one block per SM: a wave is S blocks
+for blocks in (S, S + 1, 2 * S, 2 * S + 1, 10 * S, 10 * S + 1):
     wv = waves(blocks, blocks_per_sm=1, device=H100)
     rows.append((blocks, wv.capacity, wv.waves, wv.last_wave_blocks, wv.utilisation))
 show(Table(rows, columns=[
@@ -222,11 +232,13 @@ show(Table(rows, columns=[
     T("最后一波的块数", "blocks in the last wave"), T("SM 利用率", "SM utilisation")],
     fmt=[",", ",", ",", ",", ".1%"]))
 glue("p2b_sms", H100.sm_count)
-one_over = waves(133, 1, device=H100)
+one_over = waves(S + 1, 1, device=H100)
+glue("p2b_w133_blocks", S + 1)
+glue("p2b_w265_blocks", 2 * S + 1)
 glue("p2b_w133_util", one_over.utilisation, ".0%")
 glue("p2b_w133_waves", one_over.waves)
 glue("p2b_w133_last", one_over.last_wave_blocks)
-glue("p2b_w265_util", waves(265, 1, device=H100).utilisation, ".0%")
+glue("p2b_w265_util", waves(2 * S + 1, 1, device=H100).utilisation, ".0%")
 # --8<-- [end:waves_table]
 
 
@@ -238,16 +250,21 @@ glue("p2b_w265_util", waves(265, 1, device=H100).utilisation, ".0%")
 # round to 128, 64 and 32 registers; shared memory holds double-buffered BF16 tiles
 # of A and B, 32 deep: 2 buffers × 2 matrices × t × 32 × 2 bytes.
 registers = {128: 128, 64: 64, 32: 32}  # tile side t -> registers per thread
+THREADS, SIZES = 256, (1024, 4096)  # threads per block; the two sizes of C
+glue("p2b_tile_threads", THREADS)
+glue("p2b_tile_small_c", f"{SIZES[0]}×{SIZES[0]}")
+glue("p2b_tile_big_c", f"{SIZES[1]}×{SIZES[1]}")
 rows = []
-for size in (1024, 4096):
+for size in SIZES:
     for t in registers:
-        occ = occupancy(256, registers[t], 2 * 2 * t * 32 * 2, device=H100)
+        occ = occupancy(THREADS, registers[t], 2 * 2 * t * 32 * 2, device=H100)
         blocks = cdiv(size, t) ** 2
         wv = waves(blocks, occ.blocks_per_sm, device=H100)
         intensity = t * t / (t + t)  # FLOP per byte of BF16 operands: 2 t_m t_n / (2 (t_m + t_n))
         rows.append((f"{size}×{size}", f"{t}×{t}", intensity, occ.blocks_per_sm, blocks,
                      wv.capacity, wv.waves, wv.utilisation))
-        if size == 1024:
+        if size == SIZES[0]:
+            glue(f"p2b_tile{t}_shape", f"{t}×{t}")
             glue(f"p2b_tile{t}_blocks", blocks, ",")
             glue(f"p2b_tile{t}_per_sm", occ.blocks_per_sm)
             glue(f"p2b_tile{t}_capacity", wv.capacity, ",")

@@ -28,8 +28,9 @@ from simtdocs.docs import T, Figure, Table, figure, glue, show
 # %%
 # --8<-- [start:amdahl_table]
 sms, lanes = H100.sm_count, H100.fp32_lanes  # 132 SMs; 132 × 128 FP32 lanes
+SMALL, LARGER = 0.01, 0.10  # the two serial fractions the prose discusses
 rows = []
-for s in (0.001, 0.01, 0.05, 0.10, 0.25, 0.50):
+for s in (0.001, SMALL, 0.05, LARGER, 0.25, 0.50):
     rows.append((s, amdahl(s, sms), amdahl(s, lanes), 1 / s, amdahl(s, lanes) / lanes, gustafson(s, lanes)))
 show(Table(rows, columns=[
     T("串行比例 s", "serial fraction s"),
@@ -41,11 +42,13 @@ show(Table(rows, columns=[
     fmt=[".1%", ",.2f", ",.2f", ",.0f", ".2%", ",.0f"]))
 glue("p2_sms_workers", sms)
 glue("p2_lanes", lanes, ",")
-glue("p2_amdahl_1pct_sms", amdahl(0.01, sms), ".2f")
-glue("p2_amdahl_1pct", amdahl(0.01, lanes), ",.2f")
-glue("p2_amdahl_10pct", amdahl(0.10, lanes), ".2f")
-glue("p2_amdahl_1pct_busy", amdahl(0.01, lanes) / lanes, ".2%")
-glue("p2_gustafson_1pct", gustafson(0.01, lanes), ",.0f")
+glue("p2_s_small", SMALL, ".0%")
+glue("p2_s_larger", LARGER, ".0%")
+glue("p2_amdahl_1pct_sms", amdahl(SMALL, sms), ".2f")
+glue("p2_amdahl_1pct", amdahl(SMALL, lanes), ",.2f")
+glue("p2_amdahl_10pct", amdahl(LARGER, lanes), ".2f")
+glue("p2_amdahl_1pct_busy", amdahl(SMALL, lanes) / lanes, ".2%")
+glue("p2_gustafson_1pct", gustafson(SMALL, lanes), ",.0f")
 # --8<-- [end:amdahl_table]
 
 
@@ -257,7 +260,8 @@ show(Table([(n, per_call[n] * 1e6, n / per_call[n] / 1e9, fixed / per_call[n]) f
            fmt=[",", ".2f", ".3f", ".1%"]))
 
 # The same 2**18 additions, in one call or in 128 small calls of 2,048 elements.
-n, pieces = 2**18, 128
+LOG2_N, pieces = 18, 128
+n = 2**LOG2_N
 a, b, c = (np.ones(n, np.float32) for _ in range(3))
 chunks = [(a[i:i + n // pieces], b[i:i + n // pieces], c[i:i + n // pieces])
           for i in range(0, n, n // pieces)]
@@ -278,6 +282,8 @@ show(Table([(T("1 次调用", "1 call"), n, one_call * 1e6, 1.0),
 glue("p2b_np_call_us", fixed * 1e6, ".2f")
 glue("p2b_np_share_big", fixed / per_call[2**18], ".1%")
 glue("p2b_np_pieces", pieces)
+glue("p2b_np_log2n", LOG2_N)
+glue("p2b_np_n", n, ",")
 glue("p2b_np_piece_size", n // pieces, ",")
 glue("p2b_np_split_ratio", small_calls / one_call, ".1f")
 # --8<-- [end:numpy_overhead]

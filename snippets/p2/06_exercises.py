@@ -43,7 +43,8 @@ n = 1_000_000  # vector_add is the kernel of §3.2
 a = np.ones(n, np.float32)
 b = np.ones(n, np.float32)
 rows = []
-for threads in (256, 1000, 1024):
+SIZES = (256, 1000, 1024)  # threads per block asked about: a multiple of 32, a round number, the limit
+for threads in SIZES:
     c = np.zeros(n, np.float32)
     blocks = cdiv(n, threads)
     st = launch(vector_add, grid=(blocks,), block=(threads,), args=(a, b, c, n), device=H100)
@@ -57,8 +58,10 @@ show(Table(rows, columns=[
     T("线程/块", "threads/block"), T("块数", "blocks"), T("多余的线程", "idle threads"),
     T("warp/块", "warps/block"), T("SIMT 效率", "SIMT efficiency")],
     fmt=[",", ",", ",", ",", ".1%"]))
-glue("p2b_e1_last_warp", 1000 - 32 * (1000 // 32))  # threads in the last warp of a 1000-thread block
-glue("p2b_e1_full_warps", 1000 // 32)
+glue("p2b_e1_last_warp", SIZES[1] % 32)  # threads in the last warp of a 1000-thread block
+glue("p2b_e1_full_warps", SIZES[1] // 32)
+for k, threads in enumerate(SIZES):
+    glue(f"p2b_e1_t{k}", threads)
 glue("p2b_e1_n", n, ",")
 # --8<-- [end:ex1]
 
@@ -78,11 +81,20 @@ def who_am_i(blk, owner, M, N):
 
 
 M = N = 1000
+BX, BY = 32, 8  # the block shape
+THREAD = {"bx": 3, "by": 5, "tx": 7, "ty": 2}  # the thread the question asks about
 owner = np.full(M * N, -1, np.int64)
-grid = (cdiv(N, 32), cdiv(M, 8))
-launch(who_am_i, grid=grid, block=(32, 8), args=(owner, M, N), device=H100)
+grid = (cdiv(N, BX), cdiv(M, BY))
+launch(who_am_i, grid=grid, block=(BX, BY), args=(owner, M, N), device=H100)
 assert (owner >= 0).all()  # every element has exactly one owner
-flat = int(np.flatnonzero(owner == ((3 * 1000 + 5) * 100 + 7) * 100 + 2)[0])
+flat = int(np.flatnonzero(owner == ((THREAD["bx"] * 1000 + THREAD["by"]) * 100 + THREAD["tx"]) * 100 + THREAD["ty"])[0])
+glue("p2b_e2_n", N)
+glue("p2b_e2_shape", f"{M}×{N}")
+glue("p2b_e2_block", f"{BX}×{BY}")
+glue("p2b_e2_bx_dim", BX)
+glue("p2b_e2_by_dim", BY)
+for k, v in THREAD.items():
+    glue(f"p2b_e2_{k}", v)
 row, col = divmod(flat, N)
 show(Table([(f"{grid[0]} × {grid[1]}", "(3, 5, 7, 2)", row, col, flat)], columns=[
     T("网格 (x × y)", "grid (x × y)"), "(bx, by, tx, ty)", T("行", "row"), T("列", "column"),
@@ -100,9 +112,10 @@ glue("p2b_e2_flat", flat, ",")
 
 # %%
 # --8<-- [start:ex3]
+STRIDE = 3  # thread i reads element STRIDE * i
 a = np.zeros(1024, np.float32)
 rows = []
-for stride in (1, 3):  # pattern_kernel of §5.2: lane l reads a[index[l]]
+for stride in (1, STRIDE):  # pattern_kernel of §5.2: lane l reads a[index[l]]
     read = launch(pattern_kernel, grid=1, block=32, args=(a, stride * np.arange(32)), device=H100)
     rows.append((stride, read.sectors, read.requested_bytes, read.bytes_moved, read.coalescing_efficiency))
 show(Table(rows, columns=[
@@ -113,7 +126,11 @@ glue("p2b_e3_sectors", read.sectors)
 glue("p2b_e3_moved", read.bytes_moved)
 glue("p2b_e3_needed", read.requested_bytes)
 glue("p2b_e3_eff", read.coalescing_efficiency, ".0%")
-glue("p2b_e3_last_byte", 31 * 3 * 4 + 3)
+glue("p2b_e3_stride", STRIDE)
+glue("p2b_e3_addr1", STRIDE * 4)  # byte address of lane 1's element
+glue("p2b_e3_addr2", 2 * STRIDE * 4)
+glue("p2b_e3_last_addr", 31 * STRIDE * 4)  # lane 31's first byte
+glue("p2b_e3_last_byte", 31 * STRIDE * 4 + 3)
 # --8<-- [end:ex3]
 
 
@@ -123,14 +140,17 @@ glue("p2b_e3_last_byte", 31 * 3 * 4 + 3)
 # %%
 # --8<-- [start:ex4]
 rows = []
-for row_len in (64, 65, 66):  # bank_kernel of §6.1: lane l reads tile[l][0]
+ROW_LENGTHS = {"pow2": 64, "odd": 65, "even": 66}  # a power of two, an odd number, 2 mod 32
+for key, row_len in ROW_LENGTHS.items():  # bank_kernel of §6.1: lane l reads tile[l][0]
     st = launch(bank_kernel, grid=1, block=32, args=(row_len,), device=H100)
     read = [ln.counters for ln in st.lines if ln.counters.shared_requests][-1]  # the column read
     ways = read.shared_wavefronts / read.shared_requests
     banks = len({(r * row_len) % 32 for r in range(32)})  # distinct banks the 32 rows start in
     rows.append((row_len, row_len % 32, banks, ways))
-    glue(f"p2b_e4_ways_{row_len}", ways, ".0f")
-    glue(f"p2b_e4_banks_{row_len}", banks)
+    glue(f"p2b_e4_len_{key}", row_len)
+    glue(f"p2b_e4_mod_{key}", row_len % 32)
+    glue(f"p2b_e4_ways_{key}", ways, ".0f")
+    glue(f"p2b_e4_banks_{key}", banks)
 show(Table(rows, columns=[
     T("每行元素数", "elements per row"), T("行距 mod 32", "row distance mod 32"),
     T("用到的 bank 数", "banks used"), T("冲突路数（wavefront/请求）", "ways (wavefronts per request)")],
@@ -164,6 +184,7 @@ def transpose_tiled(blk, A, B, N, where="after"):
 
 
 N = 512  # the matrix of §5.3
+glue("p2b_e5_size", f"{N}×{N}")
 A = np.random.default_rng(0).random((N, N), dtype=np.float32)
 placements = [("after", T("循环之后（原版）", "after the loop (original)")),
               ("inside", T("第一个循环里面", "inside the first loop")),
@@ -206,6 +227,7 @@ show(Table(rows, columns=[
     T("估计发射时间 (ns)", "estimated issue time (ns)")],
     fmt=[None, ",", ",", ",", ".2f", ".0f"]))
 glue("p2b_e6_instructions", runs["v2"].warp_instructions, ",")
+glue("p2b_e6_threads", threads)
 glue("p2b_e6_ways_v2", runs["v2"].shared_ways, ".2f")
 glue("p2b_e6_ways_v3", runs["v3"].shared_ways, ".2f")
 glue("p2b_e6_issue_v2", runs["v2"].estimate_time().issue_s * 1e9, ".0f")
@@ -218,9 +240,10 @@ glue("p2b_e6_issue_v3", runs["v3"].estimate_time().issue_s * 1e9, ".0f")
 
 # %%
 # --8<-- [start:ex7]
+THREADS, REGS, SMEM, SMEM_CUT = 128, 96, 32 * KB, 16 * KB  # the kernel of the question
 rows = []  # KB and limiter_text come from the setup of code 04
-for smem in (32 * KB, 16 * KB):
-    occ = occupancy(128, 96, smem, device=H100)
+for smem in (SMEM, SMEM_CUT):
+    occ = occupancy(THREADS, REGS, smem, device=H100)
     lim = occ.limits
     caps = f'{lim["warps"]} / {lim["registers"]} / {lim["shared memory"]}'
     rows.append((smem // KB, occ.registers_per_warp, occ.shared_per_block_allocated, caps,
@@ -231,7 +254,12 @@ show(Table(rows, columns=[
     T("块上限：warp / 寄存器 / 共享内存", "block limits: warps / registers / shared"),
     T("块/SM", "blocks/SM"), T("占用率", "occupancy"), T("瓶颈", "limiter")],
     fmt=[",", ",", ",", None, ",", ".1%", None], align="rrrrrrl"))
-occ = occupancy(128, 96, 32 * KB, device=H100)
+occ = occupancy(THREADS, REGS, SMEM, device=H100)
+glue("p2b_e7_threads", THREADS)
+glue("p2b_e7_regs", REGS)
+glue("p2b_e7_smem_kb", SMEM // KB)
+glue("p2b_e7_smem16_kb", SMEM_CUT // KB)
+glue("p2b_e7_block_warps", THREADS // 32)
 per_part = H100.registers_per_sm // H100.sub_partitions_per_sm
 glue("p2b_e7_regs_warp", occ.registers_per_warp, ",")
 glue("p2b_e7_parts", H100.sub_partitions_per_sm)
@@ -245,17 +273,22 @@ glue("p2b_e7_smem_blocks", occ.limits["shared memory"])
 glue("p2b_e7_blocks", occ.blocks_per_sm)
 glue("p2b_e7_warps", occ.warps_per_sm)
 glue("p2b_e7_occ", occ.occupancy, ".1%")
-glue("p2b_e7_smem16_blocks", occupancy(128, 96, 16 * KB, device=H100).limits["shared memory"])
+glue("p2b_e7_smem16_blocks", occupancy(THREADS, REGS, SMEM_CUT, device=H100).limits["shared memory"])
 # --8<-- [end:ex7]
 
 
 # %% [markdown]
-# ## 练习 8：Little 定律与向量化 · Exercise 8: Little's law and vector loads
+# ## 练习 8：利特尔定律与向量化 · Exercise 8: Little's law and vector loads
 
 # %%
 # --8<-- [start:ex8]
-before = latency_hiding(16, requests_per_warp=1, bytes_per_request=32 * 4, device=H100)
-after = latency_hiding(16, requests_per_warp=2, bytes_per_request=32 * 16, device=H100)
+WARPS, REQUESTS = 16, 2  # active warps per SM; independent requests per warp after unrolling
+before = latency_hiding(WARPS, requests_per_warp=1, bytes_per_request=32 * 4, device=H100)
+after = latency_hiding(WARPS, requests_per_warp=REQUESTS, bytes_per_request=32 * 16, device=H100)
+glue("p2b_e8_warps", WARPS)
+glue("p2b_e8_requests", REQUESTS)
+glue("p2b_e8_req_float", before.bytes_per_request)
+glue("p2b_e8_req_float4", after.bytes_per_request)
 show(Table([(T("float，1 个请求", "float, 1 request"), before.in_flight_bytes, before.fraction),
             (T("float4，2 个请求", "float4, 2 requests"), after.in_flight_bytes, after.fraction)],
            columns=[T("写法", "version"), T("在途字节/SM", "bytes in flight/SM"),
@@ -269,13 +302,17 @@ glue("p2b_e8_after", after.fraction, ".0%")
 
 
 # %% [markdown]
-# ## 练习 9：波次 · Exercise 9: waves
+# ## 练习 9：波 · Exercise 9: waves
 
 # %%
 # --8<-- [start:ex9]
 rows = []
+SIZE = 1024  # C is SIZE × SIZE
+glue("p2b_e9_c", f"{SIZE}×{SIZE}")
 for tile, per_sm in ((128, 2), (64, 4)):
-    wv = waves(cdiv(1024, tile) ** 2, blocks_per_sm=per_sm, device=H100)
+    wv = waves(cdiv(SIZE, tile) ** 2, blocks_per_sm=per_sm, device=H100)
+    glue(f"p2b_e9_shape_{tile}", f"{tile}×{tile}")
+    glue(f"p2b_e9_per_sm_{tile}", per_sm)
     rows.append((f"{tile}×{tile}", per_sm, wv.blocks, wv.capacity, wv.waves, wv.utilisation))
     glue(f"p2b_e9_blocks_{tile}", wv.blocks, ",")
     glue(f"p2b_e9_capacity_{tile}", wv.capacity, ",")
@@ -293,9 +330,13 @@ show(Table(rows, columns=[
 
 # %%
 # --8<-- [start:ex10]
+KERNELS, GPU_MS = 300, 2  # kernels per decode step; GPU work per step in ms
+glue("p2b_e10_kernels", KERNELS)
+glue("p2b_e10_gpu_ms", GPU_MS)
 rows = []
 for us in (5, 1):
-    step = launch_overhead(kernels=300, gpu_s=2e-3, overhead_s=us * 1e-6)
+    glue(f"p2b_e10_us_{us}", us)
+    step = launch_overhead(kernels=KERNELS, gpu_s=GPU_MS * 1e-3, overhead_s=us * 1e-6)
     rows.append((us, step.launch_s * 1e3, step.serial_s * 1e3, step.overlapped_s * 1e3))
     glue(f"p2b_e10_launch_{us}", step.launch_s * 1e3, ".1f")
     glue(f"p2b_e10_serial_{us}", step.serial_s * 1e3, ".1f")

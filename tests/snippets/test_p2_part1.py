@@ -91,7 +91,7 @@ def test_bank_conflicts_by_stride(run):
     ways = ns["ways"]
     assert [ways[s] for s in (1, 2, 4, 8, 16, 32)] == [1, 2, 4, 8, 16, 32]
     assert ways[3] == ways[33] == ways[65] == 1
-    assert (glued["p2_ways_64"], glued["p2_ways_65"], glued["p2_ways_66"]) == (32, 1, 2)
+    assert (glued["p2_ways_pow2"], glued["p2_ways_odd"], glued["p2_ways_even"]) == (32, 1, 2)
 
 
 def test_reverse_race_report(run):
