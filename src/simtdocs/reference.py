@@ -468,31 +468,32 @@ class Block:
 
     def shfl_down(self, value, delta: int, mask=None):
         """``__shfl_down_sync``: lane l gets ``value`` of lane l + delta."""
-        return self._shuffle(self._site(), "__shfl_down_sync", value, lambda lane: lane + int(delta), mask)
+        return self._shuffle(self._site(), "__shfl_down_sync", value, lambda t: t % WARP + int(delta), mask)
 
     def shfl_up(self, value, delta: int, mask=None):
         """``__shfl_up_sync``: lane l gets ``value`` of lane l − delta."""
-        return self._shuffle(self._site(), "__shfl_up_sync", value, lambda lane: lane - int(delta), mask)
+        return self._shuffle(self._site(), "__shfl_up_sync", value, lambda t: t % WARP - int(delta), mask)
 
     def shfl_xor(self, value, lane_mask: int, mask=None):
         """``__shfl_xor_sync``: lane l gets ``value`` of lane l ^ lane_mask."""
-        return self._shuffle(self._site(), "__shfl_xor_sync", value, lambda lane: lane ^ int(lane_mask), mask)
+        return self._shuffle(self._site(), "__shfl_xor_sync", value, lambda t: t % WARP ^ int(lane_mask), mask)
 
     def shfl(self, value, src_lane, mask=None):
         """``__shfl_sync``: thread t gets ``value`` of lane ``src_lane[t] % 32`` (or one int for all)."""
         site = self._site()
         src = self._per_thread(src_lane, site, "source lane")
-        return self._shuffle(site, "__shfl_sync", value, lambda lane, t=None: int(src[t]) % WARP, mask, per_thread=True)
+        return self._shuffle(site, "__shfl_sync", value, lambda t: int(src[t]) % WARP, mask)
 
-    def _shuffle(self, site, name, value, source, mask, per_thread=False):
-        """A source lane past the warp (< 0 or >= 32) keeps the lane's own value; a source
-        inside the warp that is not active is an error. Per warp: shuffles (SHFL)."""
+    def _shuffle(self, site, name, value, source, mask):
+        """Thread t reads the thread of lane ``source(t)`` of its warp. A source lane past the
+        warp (< 0 or >= 32) keeps the thread's own value; a source inside the warp that is not
+        active is an error. Inactive threads keep their own value. Per warp: shuffles (SHFL)."""
         v = np.asarray(value)
         v = self._per_thread(v, site, "value", v.shape[2:])
         active = self._active(mask, site)
         sources = {}  # active thread -> the thread it reads, when the source lane is inside the warp
         for t in range(self.nthreads):
-            src = source(t % WARP, t) if per_thread else source(t % WARP)
+            src = source(t)
             if active[t] and 0 <= src < WARP:
                 sources[t] = t - t % WARP + src
         bad = [t for t, u in sources.items() if u >= self.nthreads or not active[u]]
