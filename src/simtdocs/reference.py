@@ -10,7 +10,31 @@ means and the test suite can check the fast engine against it on random kernels:
 
 A warp *issues* an instruction when at least one of its lanes is active (``mask`` True;
 the missing lanes of a partial last warp are never active). Every method below says what
-it counts per issued warp instruction and which Nsight Compute metric that mirrors.
+it counts per issued warp instruction; in short, with the Nsight Compute metric mirrored:
+
+======================= ========================================== ===========================================
+counter                 per issued warp instruction                Nsight Compute
+======================= ========================================== ===========================================
+warp_instructions       1 (``alu(ops)``: ops)                      smsp__inst_executed
+active_lanes            its active lanes                           smsp__thread_inst_executed
+branches                1 per ``branch``                           smsp__sass_branch_targets
+divergent_branches      1 if its active lanes disagree             smsp__sass_branch_targets_threads_divergent
+barriers                1 per *block* passing a ``sync``           (BAR instructions, counted per block here)
+requests                1 per global load, store or atomic         l1tex__t_requests_pipe_lsu_mem_global_op_*
+sectors                 distinct 32-byte sectors of its lanes      l1tex__t_sectors_pipe_lsu_mem_global_op_*
+requested_bytes         active lanes × bytes per lane              (bytes the threads asked for)
+shared_requests         1 per shared load, store or atomic         smsp__inst_executed_op_shared_*
+shared_wavefronts       per phase, most distinct words in one bank l1tex__data_pipe_lsu_wavefronts_mem_shared
+shared_ideal_wavefronts per phase, ⌈distinct words / 32⌉           Source view: L1 Wavefronts Shared Ideal
+atomics                 1 per atomic                               l1tex__t_requests_…_op_atom / shared_atom
+atomic_conflicts        active lanes − distinct elements           (same-address lanes, serialised)
+shuffles                1 per ``shfl*``                            SHFL in the instruction mix
+votes                   1 per ``ballot``/``any``/``all``           VOTE in the instruction mix
+======================= ========================================== ===========================================
+
+``shared_bank_conflicts`` = ``shared_wavefronts`` − ``shared_ideal_wavefronts``
+(l1tex__data_bank_conflicts_pipe_lsu_mem_shared). A shared access is served in phases: one
+of 32 lanes for up to 4 bytes a lane, two half-warps for 8 bytes, four quarter-warps for 16.
 
 Where the contract (``ENGINE_SPEC``) leaves a choice open, this module chose:
 
