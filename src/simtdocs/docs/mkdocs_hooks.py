@@ -1,6 +1,6 @@
 """The mkdocs hook functions; ``hooks/site_hooks.py`` re-exports them.
 
-- ``on_config``: the self-hosted JavaScript (MathJax, Mermaid) must be installed.
+- ``on_config``: the self-hosted JavaScript (Mermaid) must be installed.
 - ``on_files``: serve that JavaScript from the site, and add the companion
   notebooks as pages (before mkdocs-jupyter and mkdocs-static-i18n see the files).
 - ``on_config`` also runs every page's python fences that have no cached result,
@@ -27,9 +27,10 @@ from mkdocs.structure.files import File
 from . import build, notebooks
 from .snippets import repo_root
 
-# (package folder under node_modules, file, where the site serves it)
+# (package folder under node_modules, file, where the site serves it). Formulas are typeset
+# at build time (hooks/page_weight.py), so no MathJax is served; Mermaid stays for the
+# fallback when the build has no Chromium to draw the diagrams.
 VENDOR = [
-    ("mathjax/es5", "tex-svg-full.js", "assets/vendor/mathjax/tex-svg-full.js"),
     ("mermaid/dist", "mermaid.min.js", "assets/vendor/mermaid/mermaid.min.js"),
 ]
 CACHE = ".cache/notebooks"
@@ -209,7 +210,7 @@ def on_post_build(config, **kwargs):
 
 def on_post_page(output, page, config, **kwargs):
     if getattr(page, "nb_url", None):
-        # nbconvert's template loads MathJax/Mermaid from CDNs; the site already
-        # serves its own MathJax, and our notebooks draw no Mermaid.
+        # nbconvert's template loads MathJax/Mermaid from CDNs; our notebooks have
+        # no formulas or diagrams that need them.
         output = CDN_SCRIPT.sub("", output)
     return output
