@@ -44,9 +44,13 @@ def on_config(config, **kwargs):
             "Self-hosted JavaScript is missing: " + ", ".join(missing)
             + ". Run `make setup` (it runs `npm ci`) before building the site."
         )
-    # Once per `mkdocs build` (mkdocs-static-i18n re-runs the build, not on_config,
-    # for each language): every language sees the same simulator and notebooks, and
-    # every block runs (if it must) once for both languages.
+    # mkdocs-static-i18n builds the other languages by calling mkdocs' build() again, and
+    # that runs on_config again: the blocks and notebooks are run (if they must) in the
+    # first call only, once for every language.
+    i18n = config["plugins"].get("i18n")
+    if getattr(i18n, "building", False) and "site" in _state:
+        _cache_search_entries(config, _state["root"])
+        return config
     root = Path(config["config_file_path"]).parent
     site = build.Site(root, workers=int(os.environ.get("SIMTDOCS_BUILD_WORKERS", os.cpu_count() or 1)))
     docs = Path(config["docs_dir"])
@@ -56,7 +60,7 @@ def on_config(config, **kwargs):
     scripts = notebooks.scripts()
     # The companion notebooks run in the same worker pool as the page blocks.
     jupyter = config["plugins"].get("mkdocs-jupyter")
-    extra = []
+    extra, made = [], []
     if jupyter is not None:
         made = notebooks.generate(root / CACHE, site.env, scripts)
         extra = notebooks.prewarm_tasks(dict(jupyter.config), [root / CACHE / m for m in made])
@@ -64,7 +68,8 @@ def on_config(config, **kwargs):
         site.prepare(pages, prune=True, extra=extra)
     except build.BlockError as exc:
         raise PluginError(str(exc)) from None
-    _state.update(site=site, sim_hash=site.env, scripts=scripts, root=root)
+    _state.clear()
+    _state.update(site=site, sim_hash=site.env, scripts=scripts, root=root, notebooks=made, search_used=set())
     _cache_search_entries(config, root)
     return config
 
@@ -106,7 +111,8 @@ def on_files(files, config, **kwargs):
     default = getattr(i18n, "default_language", lang)
     langs = list(getattr(i18n, "build_languages", None) or [lang])
     cache = root / CACHE
-    for rel in notebooks.generate(cache, _state["sim_hash"], _state.get("scripts")):
+    made = _state.get("notebooks")
+    for rel in made if made is not None else notebooks.generate(cache, _state["sim_hash"], _state.get("scripts")):
         nb = NotebookFile(File(rel, str(cache), site_dir, urls), use_directory_urls=urls, site_dir=site_dir)
         plain_dest, plain_url = nb.dest_path, nb.url
 
@@ -163,7 +169,7 @@ def _cache_search_entries(config, root: Path) -> None:
     folder = root / ".cache" / "search"
     folder.mkdir(parents=True, exist_ok=True)
     original = index.add_entry_from_context
-    used: set[str] = set()
+    used: set[str] = _state.setdefault("search_used", set())  # shared by every language's index
     settings = json.dumps({k: search.config.get(k) for k in ("separator", "pipeline", "lang")}, default=str)
 
     def toc(items):
@@ -193,7 +199,7 @@ def _cache_search_entries(config, root: Path) -> None:
 
     index.add_entry_from_context = add_entry_from_context
     index._simtdocs_cached = True
-    _state["search_used"], _state["search_dir"] = used, folder
+    _state["search_dir"] = folder
 
 
 @event_priority(-200)  # after mkdocs-static-i18n (-100) has built the other languages

@@ -20,6 +20,12 @@ def scripts() -> list[Path]:
 
 
 def write_notebook(script: Path, out: Path, sim_hash: str) -> Path:
+    import hashlib
+
+    stamp = hashlib.sha256(script.read_bytes() + sim_hash.encode()).hexdigest()
+    stamp_file = out.with_suffix(".stamp")
+    if out.exists() and stamp_file.exists() and stamp_file.read_text() == stamp:
+        return out  # jupytext is slow to import and to read: skip an unchanged script
     import jupytext
 
     nb = jupytext.read(script, fmt="py:percent")
@@ -36,6 +42,7 @@ def write_notebook(script: Path, out: Path, sim_hash: str) -> Path:
     # Rewrite only on change: mtimes stay put and `mkdocs serve` does not loop.
     if not out.exists() or out.read_text(encoding="utf-8") != text:
         out.write_text(text, encoding="utf-8")
+    stamp_file.write_text(stamp)
     return out
 
 
