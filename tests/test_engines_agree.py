@@ -182,6 +182,10 @@ class Builder:
     def mask(self):
         if self.masks and self.c.chance(25):
             return self.c.choice(self.masks)
+        if self.c.chance(8):  # one value per block, shape (blocks, 1)
+            return f"lin % {self.c.integers(1, 3)} == {self.c.integers(0, 1)}"
+        if self.c.chance(8):  # one value per thread, shape (1, threads)
+            return f"blk.lane < {self.c.integers(0, 33)}"
         m = self.mask_array()
         return "None" if m is None else self.table(m)
 
@@ -191,6 +195,8 @@ class Builder:
         if usable and self.c.chance(60):
             name, w = self.c.choice(usable)
             return name if w == width else f"{name}[..., None]"
+        if width == 1 and self.c.chance(10):  # arithmetic on the indices, shapes (B, 1) and (1, T)
+            return f"lin * {self.c.integers(0, 9)} + blk.warp"
         shape = (self.nb, self.T) + ((width,) if width > 1 else ())
         return self.table(self.rng.integers(0, 20, shape), self.c.choice([dtype, np.float64, np.int64]))
 
