@@ -186,3 +186,30 @@ def test_markers_mean_the_same_on_the_site_and_under_pytest():
                  for c in build.page_chains(probe.read_text(encoding="utf-8"), rel) if c.syntax == "python"}
     assert pytest_says == site_says, proc.stdout[-3000:]
     assert sorted(pytest_says.values()).count("PASSED") == 4
+
+
+def test_an_edited_module_is_used_by_the_next_build_without_a_restart(tmp_path):
+    # `mkdocs serve` keeps its process; the blocks run in fresh worker processes, and a
+    # changed simulator changes the cache key, so the next build imports the new code.
+    (tmp_path / "src" / "simtdocs").mkdir(parents=True)
+    module = tmp_path / "src" / "simtdocs" / "probe_mod.py"
+    module.write_text("VALUE = 1\n", encoding="utf-8")
+    md = page(
+        """
+        ```python
+        import sys
+        sys.path.insert(0, "src/simtdocs")  # the working directory is the repository root
+        import probe_mod
+        print(f"value={probe_mod.VALUE}")
+        ```
+        """
+    )
+
+    def build_once():
+        site = build.Site(tmp_path, cache_dir=tmp_path / ".cache" / "blocks", workers=1)
+        site.prepare({"docs/p.md": md})
+        return site.render("docs/p.md", "en")
+
+    assert "value=1" in build_once()
+    module.write_text("VALUE = 2\n", encoding="utf-8")
+    assert "value=2" in build_once()
