@@ -8,7 +8,9 @@ Chromium context (empty cache) throttled through the DevTools protocol to
   search index its worker fetches (waits until the network is quiet);
 - FCP: first contentful paint;
 - math ready: when every formula on the page is typeset (the document is parsed
-  and each ``.arithmatex`` holds its ``mjx-container``), "—" on a page without math.
+  and each ``.arithmatex`` holds its ``mjx-container``), "—" on a page without math;
+- all its images: the gzip bytes of every image file the page links, also those a
+  lazy ``<img>`` fetches only when the reader scrolls to it (not in "transferred").
 
 Targets (issue 14): ≤ 1 MB transferred, FCP ≤ 3 s, math ready ≤ 6 s.
 
@@ -119,6 +121,20 @@ def pages(site: Path) -> list[tuple[str, str]]:
     return out
 
 
+def lazy_images_bytes(site: Path, path: str) -> int:
+    """Gzip bytes of every image file the page links (lazy ones arrive as the reader scrolls)."""
+    import re
+
+    page = site / path.lstrip("/") / "index.html"
+    total = 0
+    for src in set(re.findall(r'<img\b[^>]*\bsrc="([^"#?]+)"', page.read_text(encoding="utf-8"))):
+        target = (page.parent / src).resolve()
+        if target.is_file() and site.resolve() in target.parents:
+            data = target.read_bytes()
+            total += len(gzip.compress(data, mtime=0)) if target.suffix == ".svg" else len(data)
+    return total
+
+
 def throttle(context, tab) -> None:
     cdp = context.new_cdp_session(tab)
     cdp.send("Network.enable")
@@ -188,15 +204,15 @@ def verdict(m: dict) -> list[str]:
 
 def table(rows: list[dict]) -> str:
     lines = [
-        "| page | lang | transferred (gzip) | requests | FCP | math ready | within budget |",
-        "|---|---|---:|---:|---:|---:|---|",
+        "| page | lang | transferred (gzip) | requests | FCP | math ready | within budget | all its images (gzip) |",
+        "|---|---|---:|---:|---:|---:|---|---:|",
     ]
     for r in rows:
         math = "—" if r["math_s"] is None else ("never" if r["math_s"] == float("inf") else f"{r['math_s']:.1f} s")
         fcp = "—" if r["fcp_s"] is None else f"{r['fcp_s']:.1f} s"
         missed = verdict(r)
         lines.append(f"| {r['path']} | {r['lang']} | {r['bytes'] / 1e6:.2f} MB | {r['requests']} | {fcp} | {math} | "
-                     f"{'yes' if not missed else 'NO: ' + ', '.join(missed)} |")
+                     f"{'yes' if not missed else 'NO: ' + ', '.join(missed)} | {r.get('images', 0) / 1e6:.2f} MB |")
     return "\n".join(lines)
 
 
@@ -239,7 +255,7 @@ def main(argv=None) -> int:
                 if args.only and args.only not in path:
                     continue
                 m = measure(browser, base + path)
-                rows.append({"path": path, "lang": lang, **m})
+                rows.append({"path": path, "lang": lang, **m, "images": lazy_images_bytes(site, path)})
                 print(f"{path:60s} {m['bytes'] / 1e6:5.2f} MB  FCP {m['fcp_s'] or 0:4.1f} s", file=sys.stderr)
             browser.close()
     finally:
