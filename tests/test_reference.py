@@ -444,3 +444,31 @@ def test_with_memcheck_off_an_out_of_bounds_lane_is_counted_but_moves_nothing():
     # Bytes 120..247 of a: sectors 3..7. The store to small: bytes 0..127, 4 sectors.
     assert (line(stats, "blk.load").sectors, line(stats, "small, blk.tx").sectors) == (5, 4)
     assert line(stats, "blk.load").requested_bytes == 128
+
+
+def test_shuffles_are_counted_per_warp_instruction():
+    # A warp sum: 5 shuffles per warp, 8 warps per block, 10 blocks: 400 warp instructions.
+    def warp_sum(blk, out):
+        v = blk.tid.astype(np.float32)
+        for m in (16, 8, 4, 2, 1):
+            v = v + blk.shfl_xor(v, m)
+        blk.store(out, blk.bx * blk.bdx + blk.tid, v)
+
+    out = np.zeros(2560, np.float32)
+    stats = launch(warp_sum, grid=10, block=256, args=(out,))
+    assert stats.shuffles == 400
+    assert out[:64].tolist() == [sum(range(32))] * 32 + [sum(range(32, 64))] * 32
+
+
+def test_a_value_or_mask_of_the_wrong_shape_names_the_line():
+    def bad_value(blk, a):
+        blk.store(a, blk.tx, np.ones(5))
+
+    def bad_mask(blk, a):
+        blk.load(a, blk.tx, mask=np.ones(7, bool))
+
+    a = np.zeros(32)
+    with pytest.raises(ValueError, match=r"bad_value \(line \d+: .*\): the value has shape \(5,\)"):
+        launch(bad_value, grid=1, block=32, args=(a,))
+    with pytest.raises(ValueError, match=r"bad_mask \(line \d+: .*\): the mask has shape \(7,\)"):
+        launch(bad_mask, grid=1, block=32, args=(a,))
