@@ -267,12 +267,13 @@ def describe(exc: BaseException, blocks: list[Block], current: Block, limit: flo
     by_name = {b.name: b for b in blocks}
     here = f"{current.page}:{current.line}"
     trace = []
-    for fr in traceback.extract_tb(exc.__traceback__):
+    frames = traceback.extract_tb(exc.__traceback__)
+    for k, fr in enumerate(frames):
         b = by_name.get(fr.filename)
         if b is not None:
             here = _loc(b.where, b.page, b.line, fr.lineno)
             trace.append(f"  {here}: {(fr.line or '').strip()}")
-        elif "simtdocs/docs/build.py" not in fr.filename and "contextlib.py" not in fr.filename:
+        elif k == len(frames) - 1:  # where it was raised, if not in the author's code
             trace.append(f"  {fr.filename}:{fr.lineno} in {fr.name}: {(fr.line or '').strip()}")
     if isinstance(exc, SyntaxError) and exc.filename in by_name and exc.lineno:
         b = by_name[exc.filename]
