@@ -52,7 +52,7 @@ def distinct_per_warp(rows: np.ndarray, active: np.ndarray | None = None) -> int
     if rows.size == 0:
         return 0
     step = np.diff(rows, axis=1)
-    monotone = (step >= 0).all(axis=1) | (step <= 0).all(axis=1)
+    monotone = (step.min(axis=1) >= 0) | (step.max(axis=1) <= 0)
     total = 0
     if not monotone.all():
         other = ~monotone
