@@ -6,8 +6,8 @@ value it replaced. So ``atomic_add(counter, 0, 1)`` run by 64 threads hands out 
 0 to 63. CUDA fixes no order between lanes; fixing one makes the simulator repeatable.
 
 ``apply`` does this for a flat memory, one element index and one value per lane, without a
-Python loop per lane: integer additions by a running sum per element, the other operations
-(and float additions, whose rounding depends on the order) in rounds, each round taking the next lane of every element at once.
+Python loop per lane: in rounds, each serving the next waiting lane of every element, or,
+when many lanes hit one element, by sorting the lanes by element once.
 """
 
 from __future__ import annotations
@@ -38,31 +38,63 @@ def apply(mem: np.ndarray, keys: np.ndarray, values: np.ndarray, op: str, compar
     ``compare`` values) one per lane, all in serial order.
     """
     values = values.astype(mem.dtype, copy=False)
+    cmp = None if compare is None else np.asarray(compare, dtype=mem.dtype)
     if keys.size == 0:
         return values[:0].copy()
-    order = np.argsort(keys, kind="stable")
-    k = keys[order]
-    first = np.ones(k.size, dtype=bool)
-    first[1:] = k[1:] != k[:-1]
-    if op == "add" and mem.dtype.kind in "iu":  # exact in any order: a running sum per element
-        v = values[order]
-        run = np.cumsum(v, dtype=mem.dtype)
-        start = np.maximum.accumulate(np.where(first, np.arange(k.size), 0))
-        before = run - v - (run[start] - v[start])  # sum of the earlier lanes on the same element
-        old = np.empty_like(v)
-        old[order] = mem[k] + before
-        np.add.at(mem, keys, values)
-        return old
-    # Rank of every lane among the lanes on its element: round r serves the r-th of each.
-    start = np.maximum.accumulate(np.where(first, np.arange(k.size), 0))
-    rank = np.empty(k.size, dtype=np.int64)
-    rank[order] = np.arange(k.size) - start
-    cmp = None if compare is None else np.asarray(compare, dtype=mem.dtype)
+    most = int(np.bincount(keys).max())  # the most lanes on one element
+    if most <= ROUNDS:
+        return _earliest_first(mem, keys, values, op, cmp)
+    return _sorted(mem, keys, values, op, cmp)
+
+
+#: Up to this many lanes on one element, serve the earliest waiting lane of every element
+#: per round; beyond it (a counter every block hits), sort the lanes by element once.
+ROUNDS = 16
+
+
+def _earliest_first(mem, keys, values, op, cmp):
     old = np.empty(keys.size, dtype=mem.dtype)
-    for r in range(int(rank.max()) + 1):
-        lanes = np.flatnonzero(rank == r)
-        where = keys[lanes]
+    first = np.empty(mem.size, dtype=np.int64)  # per element: the earliest waiting lane
+    waiting = np.arange(keys.size)
+    while waiting.size:
+        k = keys[waiting]
+        first[k[::-1]] = waiting[::-1]  # repeated elements: the last assignment, the earliest lane, wins
+        now = first[k] == waiting
+        lanes, where = waiting[now], k[now]
         seen = mem[where]
         old[lanes] = seen
         mem[where] = _combine(op, seen, values[lanes], None if cmp is None else cmp[lanes])
+        waiting = waiting[~now]
+    return old
+
+
+def _sorted(mem, keys, values, op, cmp):
+    small = keys.max() < 1 << 16  # a stable sort of 16-bit keys is a radix sort: much faster
+    order = np.argsort(keys.astype(np.uint16) if small else keys, kind="stable")  # serial order kept
+    k = keys[order]
+    head = np.ones(k.size, dtype=bool)
+    head[1:] = k[1:] != k[:-1]
+    start = np.maximum.accumulate(np.where(head, np.arange(k.size), 0))
+    old = np.empty(keys.size, dtype=mem.dtype)
+    if op == "add" and mem.dtype.kind in "iu":  # integers add exactly in any grouping
+        v = values[order]
+        run = np.cumsum(v, dtype=mem.dtype)
+        old[order] = mem[k] + (run - v - (run[start] - v[start]))
+        np.add.at(mem, keys, values)
+        return old
+    if op == "exch":  # each lane gets the value of the lane before it on its element
+        v = values[order]
+        seen = np.where(head, mem[k], np.roll(v, 1))
+        old[order] = seen
+        tail = np.append(head[1:], True)
+        mem[k[tail]] = v[tail]
+        return old
+    rank = np.arange(k.size) - start  # the rest: one round per rank, each a numpy step
+    by_rank = np.argsort(rank, kind="stable")
+    bounds = np.flatnonzero(np.diff(rank[by_rank], prepend=-1))
+    for group in np.split(order[by_rank], bounds[1:]):
+        where = keys[group]
+        seen = mem[where]
+        old[group] = seen
+        mem[where] = _combine(op, seen, values[group], None if cmp is None else cmp[group])
     return old

@@ -14,15 +14,25 @@ from .indexing import per_thread
 
 
 def branch(blk, site, c, lanes, cond):
-    """Count a branch; return the mask of threads that take the ``if`` side."""
-    cond = per_thread(np.asarray(cond, dtype=bool), blk.nblocks, blk.nthreads, site, "condition")
+    """Count a branch; return the mask of threads that take the ``if`` side.
+
+    A condition that is the same in every block (built from ``tx``, ``tid``… only) gives a
+    mask of shape (1, T), so later instructions under it are counted once for all blocks.
+    """
+    cond = np.asarray(cond, dtype=bool)
+    uniform = lanes.uniform and (cond.ndim < 2 or cond.shape[0] == 1)
+    if uniform:
+        one = lanes.single()
+        cond = per_thread(cond, 1, blk.nthreads, site, "condition")
+        taken, stays = (cond, ~cond) if one.all else (cond & one.mask, ~cond & one.mask)
+    else:
+        one = lanes
+        cond = per_thread(cond, blk.nblocks, blk.nthreads, site, "condition")
+        taken, stays = (cond, ~cond) if lanes.all else (cond & lanes.mask, ~cond & lanes.mask)
     c.branches += blk._issue(c, lanes)
-    taken = cond if lanes.all else cond & lanes.mask
-    rows = lanes.geo.rows(taken, False)
-    some = rows.any(axis=1)
     # Divergent: some active lane goes each way.
-    stays = lanes.geo.rows(~cond if lanes.all else ~cond & lanes.mask, False).any(axis=1)
-    c.divergent_branches += int(np.count_nonzero(some & stays))
+    divergent = lanes.geo.rows(taken, False).any(axis=1) & lanes.geo.rows(stays, False).any(axis=1)
+    c.divergent_branches += int(np.count_nonzero(divergent)) * (blk.nblocks if uniform else 1)
     return taken.copy()
 
 

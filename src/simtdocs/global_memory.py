@@ -57,28 +57,35 @@ def writable(array: np.ndarray) -> np.ndarray:
 
 
 def contiguous_start(blk, index, width: int):
-    """``s`` if thread t of the pass (block-major) accesses element ``s + width·t``, else None.
+    """``(s, step)`` if thread t of the pass (block-major) accesses element ``s + step·t``,
+    with ``step`` = ``width`` (forwards) or -1 (backwards, scalar accesses); else None.
 
-    Nearly every 1-D kernel (``i = bx·bdx + tx``) has this shape; it makes the bounds check,
-    the sectors and the data movement a matter of end points. Remembered per index array,
-    which a kernel usually passes to several loads and stores.
+    Nearly every 1-D kernel (``i = bx·bdx + tx``, or ``n - 1 - i`` to reverse) has this
+    shape; it makes the bounds check, the sectors and the data movement a matter of end
+    points. Remembered per index array, which a kernel usually passes to several accesses.
     """
     memo = blk._contiguous_memo
     if memo is not None and memo[0] is index and memo[1] == width:
         return memo[2]
-    start = None
+    found = None
     n = blk.nblocks * blk.nthreads
     if (isinstance(index, np.ndarray) and index.shape == (blk.nblocks, blk.nthreads)
             and index.dtype.kind in "iu" and index.flags.c_contiguous):
         flat = index.reshape(-1)
         s0 = int(flat[0])
-        if int(flat[-1]) == s0 + width * (n - 1):
-            probe = flat[::97].astype(np.int64)
-            if np.array_equal(probe, s0 + width * np.arange(0, n, 97, dtype=np.int64)):
-                if np.array_equal(flat, np.arange(s0, s0 + width * n, width, dtype=np.int64)):
-                    start = s0
-    blk._contiguous_memo = (index, width, start)
-    return start
+        for step in (width, -1) if width == 1 else (width,):
+            if int(flat[-1]) == s0 + step * (n - 1):
+                probe = flat[::97].astype(np.int64)
+                if np.array_equal(probe, s0 + step * np.arange(0, n, 97, dtype=np.int64)):
+                    # Every block is the first one shifted: compare against a block-sized row.
+                    rows = flat.reshape(blk.nblocks, blk.nthreads)
+                    row = s0 + step * np.arange(blk.nthreads, dtype=np.int64)
+                    shift = step * blk.nthreads * np.arange(blk.nblocks, dtype=np.int64)[:, None]
+                    if ((rows - shift) == row).all():
+                        found = (s0, step)
+                break
+    blk._contiguous_memo = (index, width, found)
+    return found
 
 
 def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=None, op=None, compare=None):
@@ -93,9 +100,9 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
         raise ValueError(f"{site}: a thread can move 1, 2, 4, 8 or 16 bytes at once, not {lane_bytes}")
     base = byte_offset(array)
     memcheck = "memcheck" in blk._L.tools
-    start = None if isinstance(index, tuple) else contiguous_start(blk, index, width)
-    if start is not None and (base + start * itemsize) % lane_bytes == 0 and kind != "atomic":
-        done = _contiguous(blk, site, c, lanes, kind, array, start, width, value, base)
+    run = None if isinstance(index, tuple) else contiguous_start(blk, index, width)
+    if run is not None and (base + run[0] * itemsize) % lane_bytes == 0 and kind != "atomic":
+        done = _contiguous(blk, site, c, lanes, kind, array, *run, width, value, base)
         if done is not NotImplemented:
             return done
     flat, bad, report = flat_index(blk._name_of(array, site), array.shape, index, lanes, width, site)
@@ -157,8 +164,15 @@ def _atomic(blk, site, c, lanes, run, mem, flat, values, op, compare):
     return out
 
 
-def _contiguous(blk, site, c, lanes, kind, array, start, width, value, base):
-    """Load or store for an index ``start + width·t``: bounds, sectors and data by end points."""
+def _lane_memory(mem, start: int, step: int, width: int, g0: int, g1: int):
+    """The memory of lanes g0..g1-1 of an access ``start + step·g``, in lane order."""
+    if step > 0:
+        return mem[start + g0 * width:start + g1 * width]
+    return mem[start - g1 + 1:start - g0 + 1][::-1]
+
+
+def _contiguous(blk, site, c, lanes, kind, array, start, step, width, value, base):
+    """Load or store for an index ``start + step·t``: bounds, sectors and data by end points."""
     n = blk.nblocks * blk.nthreads
     mem = array.reshape(-1)
     if lanes.all:
@@ -169,42 +183,47 @@ def _contiguous(blk, site, c, lanes, kind, array, start, width, value, base):
             lo, hi = 0, -1
         else:
             lo, hi = int(flat_mask.argmax()), n - 1 - int(flat_mask[::-1].argmax())
-    if hi >= lo and (start + width * lo < 0 or start + width * hi + width > mem.size):
-        return NotImplemented  # out of bounds: the general path reports it
+    if hi >= lo:
+        ends = (start + step * lo, start + step * hi)
+        if min(ends) < 0 or max(ends) + width > mem.size:
+            return NotImplemented  # out of bounds: the general path reports it
     itemsize = array.dtype.itemsize
     lane_bytes = itemsize * width
     geo = lanes.geo
     # Sectors of every full warp from its first and last lane; the others lane by lane.
     first = (np.arange(blk.nblocks)[:, None] * blk.nthreads + WARP_SIZE * np.arange(geo.warps)).reshape(-1)
     last = np.minimum(first + WARP_SIZE, (first // blk.nthreads + 1) * blk.nthreads) - 1
-    full = None if lanes.row_any is None else lanes.row_mask[:, : WARP_SIZE].sum(axis=1) == (last - first + 1)
-    sel_first, sel_last = (first, last) if full is None else (first[full], last[full])
-    lo_sector = (base + (start + width * sel_first) * itemsize) // SECTOR_BYTES
-    hi_sector = (base + (start + width * sel_last) * itemsize + lane_bytes - 1) // SECTOR_BYTES
-    sectors = int((hi_sector - lo_sector + 1).sum())
+    full = None if lanes.row_any is None else lanes.row_mask.sum(axis=1) == (last - first + 1)
+    sel = (first, last) if full is None else (first[full], last[full])
+    a, b = ((base + (start + step * g) * itemsize) for g in sel)
+    low, high = np.minimum(a, b), np.maximum(a, b)
+    sectors = int((((high + lane_bytes - 1) // SECTOR_BYTES) - low // SECTOR_BYTES + 1).sum())
     if full is not None:
         partial = lanes.row_any & ~full
         if partial.any():
             lane_ids = first[partial][:, None] + np.arange(WARP_SIZE)
-            addr = base + (start + width * lane_ids) * itemsize
+            addr = base + (start + step * lane_ids) * itemsize
             sectors += distinct_per_warp(addr // SECTOR_BYTES, lanes.row_mask[partial])
     c.sectors += sectors
     c.requests += blk._issue(c, lanes)
     c.requested_bytes += lanes.count * lane_bytes
     shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())
-    # Lanes past either end are inactive (checked above): move only the part inside.
-    g0, g1 = max(0, -(start // width)), min(n, (mem.size - start) // width)
+    # Lanes past either end are inactive (checked above): move only the lanes inside.
+    if step > 0:
+        g0, g1 = max(0, -(start // width)), min(n, (mem.size - start) // width)
+    else:
+        g0, g1 = max(0, start - mem.size + 1), min(n, start + 1)
+    g1 = max(g0, g1)
     if kind == "read":
         out = np.zeros((n * width,), array.dtype)
-        if g1 > g0:
-            out[g0 * width:g1 * width] = mem[start + g0 * width:start + g1 * width]
+        out[g0 * width:g1 * width] = _lane_memory(mem, start, step, width, g0, g1)
         return lanes.where(out.reshape(shape))
     values = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value",
                         shape[2:]).reshape(n * width)
-    target = writable(array).reshape(-1)[start + g0 * width:start + g1 * width]
+    target = _lane_memory(writable(array).reshape(-1), start, step, width, g0, g1)
     if lanes.all:
         target[:] = values[g0 * width:g1 * width]
     else:
-        keep = np.repeat(lanes.mask.reshape(-1)[g0:g1], width) if width > 1 else lanes.mask.reshape(-1)[g0:g1]
-        np.copyto(target, values[g0 * width:g1 * width], where=keep)
+        keep = lanes.mask.reshape(-1)[g0:g1]
+        np.copyto(target, values[g0 * width:g1 * width], where=np.repeat(keep, width) if width > 1 else keep)
     return None

@@ -45,10 +45,14 @@ def distinct_per_warp(rows: np.ndarray, active: np.ndarray | None = None) -> int
     A row that is monotone (lanes walking memory forwards or backwards, the usual case)
     is counted by its runs of equal values: a run counts when one of its lanes is active.
     """
+    if active is not None:
+        live = active.any(axis=1)
+        if not live.all():  # warps that issue nothing cost nothing: leave them out early
+            rows, active = rows[live], active[live]
     if rows.size == 0:
         return 0
     step = np.diff(rows, axis=1)
-    monotone = (step >= 0).all(axis=1) | (step <= 0).all(axis=1)
+    monotone = (step.min(axis=1) >= 0) | (step.max(axis=1) <= 0)
     total = 0
     if not monotone.all():
         other = ~monotone
