@@ -254,7 +254,8 @@ class Builder:
         # lane that is counted but moves no data.
         if ("memcheck" not in self.tools and self.c.chance(30)) or self.error(1, "bounds"):
             b, t = self.rng.integers(0, self.nb), self.rng.integers(0, self.T)
-            flat[b, t] = size if self.c.chance(70) else -1
+            past, before = size + (-(offset + size)) % width, -width + (-offset) % width  # aligned
+            flat[b, t] = past if self.c.chance(70) else before
         if self.error(1, "float index"):
             return f"{self.table(flat, np.float64)}"
         if len(shape) == 2 and self.has("tuple") and self.c.chance(50) and flat.min() >= 0:
