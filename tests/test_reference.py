@@ -235,7 +235,7 @@ def test_a_sync_no_thread_of_a_block_reaches_is_no_barrier():
     def first_block_syncs(blk):
         s = blk.shared(64, np.float32, name="s")
         blk.store(s, blk.tx, 1.0)
-        blk.sync(mask=np.broadcast_to(blk.bx == 0, (1, blk.nthreads)))
+        blk.sync(mask=np.broadcast_to(blk.bx == 0, (blk.nblocks, blk.nthreads)))
         blk.load(s, 63 - blk.tx)
 
     stats = launch(first_block_syncs, grid=2, block=64)

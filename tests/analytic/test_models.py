@@ -70,3 +70,11 @@ def test_speedup_laws_and_decode_step():
     assert step.serial_s == pytest.approx(0.75e-3 + 195 * 8e-6)
     assert step.overlapped_s == pytest.approx(195 * 8e-6)
     assert step.overhead_share == pytest.approx(195 * 8e-6 / step.serial_s)
+
+
+def test_occupancy_takes_the_launch_view_of_static_shared_memory():
+    # 100,000 bytes per block is fine as opted-in dynamic memory: 2 blocks of 256 fit on an H100 SM...
+    assert occupancy(256, 32, 100_000).blocks_per_sm == 2
+    # ...but not as a static array, which nvcc caps at 48 KB.
+    with pytest.raises(ValueError, match="static __shared__ memory is at most 49,152"):
+        occupancy(256, 32, 100_000, static_shared_bytes=60_000)

@@ -54,12 +54,23 @@ class Occupancy:
 
 
 def occupancy(threads_per_block: int, registers_per_thread: int = 32, shared_bytes_per_block: int = 0,
-              device: Device = H100) -> Occupancy:
+              device: Device = H100, *, static_shared_bytes: int = 0) -> Occupancy:
     """Blocks per SM, warps per SM and occupancy of a kernel on ``device``.
 
-    ``shared_bytes_per_block`` is static plus dynamic shared memory, as the kernel asks for it.
-    Raises ``ValueError`` for a block the device cannot run at all.
+    ``shared_bytes_per_block`` is static plus dynamic shared memory, as the kernel asks for it;
+    as in ``launch``, more than 48 KB per block is possible only as dynamic shared memory with
+    the opt-in attribute (which the calculator assumes), and ``static_shared_bytes``, the
+    static part, may not exceed 48 KB. Raises ``ValueError`` for a block the device cannot
+    run at all.
     """
+    from ..shared_memory import STATIC_SHARED_LIMIT
+
+    if not 0 <= static_shared_bytes <= min(STATIC_SHARED_LIMIT, shared_bytes_per_block):
+        raise ValueError(
+            f"static_shared_bytes = {static_shared_bytes:,}: static __shared__ memory is at most "
+            f"{STATIC_SHARED_LIMIT:,} (48 KB) per block and part of shared_bytes_per_block ({shared_bytes_per_block:,}); "
+            f"a larger tile must be dynamic"
+        )
     if not 1 <= threads_per_block <= device.max_threads_per_block:
         raise ValueError(f"threads_per_block = {threads_per_block}: must be 1 to {device.max_threads_per_block}")
     if not 0 <= registers_per_thread <= device.max_registers_per_thread:
