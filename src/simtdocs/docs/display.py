@@ -338,10 +338,15 @@ def render(obj: Any, lang: str) -> str:
 
 @dataclass
 class Glued:
-    """A glued value, already rendered per language; ``line`` is where glue() was called."""
+    """A glued value, already rendered per language; ``line`` is where glue() was called.
+
+    ``value`` is the object itself, for tests that run a script in-process; the site's
+    cache keeps only the text.
+    """
 
     text: dict[str, str]
     line: tuple[str, int] | None = None
+    value: Any = None
 
     def render(self, lang: str) -> str:
         return self.text[lang]
@@ -375,7 +380,7 @@ class Recorder:
     def add_glue(self, name: str, value: Any, fmt: str | None, line) -> None:
         if name in self.glue:
             raise AuthoringError(f"glue({name!r}) twice in one block: a page shows one value per name")
-        self.glue[name] = Glued({lang: text(value, lang, fmt) for lang in self.langs}, line)
+        self.glue[name] = Glued({lang: text(value, lang, fmt) for lang in self.langs}, line, value)
 
     def output(self, lang: str) -> list[tuple[str, str]]:
         """``("print", text)`` and ``("show", markdown)`` items for ``lang``."""
