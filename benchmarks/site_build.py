@@ -1,6 +1,6 @@
 """How long the author waits: a cold, a warm and a one-snippet site build (issue 11).
 
-    python benchmarks/site_build.py [--runs 1] [--workers N] [--lenient]
+    python benchmarks/site_build.py [--runs 1] [--workers N] [--lenient] [--head]
 
 The build runs on a snapshot of the working tree (tracked and untracked files, not
 ignored ones) in a temporary folder, so edits made meanwhile do not disturb it:
@@ -32,7 +32,12 @@ ROOT = Path(__file__).resolve().parents[1]
 EDITED = "snippets/p2/02_memory_coalescing.py"
 
 
-def snapshot(dest: Path) -> None:
+def snapshot(dest: Path, head: bool) -> None:
+    if head:  # the last commit only
+        archive = subprocess.run(["git", "archive", "HEAD"], cwd=ROOT, capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+        (dest / "node_modules").symlink_to(ROOT / "node_modules")
+        return
     files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
                            capture_output=True, text=True, check=True).stdout.split("\0")
     for rel in filter(None, files):
@@ -67,6 +72,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=1, help="repeat warm and one-snippet builds")
     ap.add_argument("--workers", type=int, default=None, help="SIMTDOCS_BUILD_WORKERS (default: cores)")
     ap.add_argument("--lenient", action="store_true", help="build without --strict")
+    ap.add_argument("--head", action="store_true", help="build the last commit, not the working tree")
     args = ap.parse_args()
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     if args.workers is not None:
@@ -74,11 +80,11 @@ def main() -> int:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     print(f"site build, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"commit {commit}{' + uncommitted changes' if dirty else ''}, load {os.getloadavg()[0]:.1f}")
+          f"commit {commit}{' + uncommitted changes' if dirty and not args.head else ''}, load {os.getloadavg()[0]:.1f}")
     rows = []
     with tempfile.TemporaryDirectory(prefix="simtdocs-bench-") as tmp:
         where = Path(tmp)
-        snapshot(where)
+        snapshot(where, args.head)
         env["PYTHONPATH"] = str(where / "src")  # the snapshot's simulator, not the live one
         rows.append(("cold (no .cache)",) + build(where, not args.lenient, env))
         for r in range(args.runs):
