@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields
 
 from .devices import Device
 from .diagnostics import Race, Site
+from .memory import SECTOR_BYTES
 
 #: Labels of the headline counters, (Chinese, English), for tables in the lectures.
 LABELS = {
@@ -179,7 +180,7 @@ class Stats:
         """Estimated kernel time on ``self.device`` (see ``TimeEstimate`` for the model)."""
         d = self.device
         t = self.totals
-        dram = t.sectors * d.sector_bytes / d.memory_bandwidth
+        dram = t.sectors * SECTOR_BYTES / d.memory_bandwidth
         cycles = t.warp_instructions + EXTRA_ISSUE_CYCLES_PER_EXTRA_WAVEFRONT * t.shared_bank_conflicts
         rate = d.sm_count * d.schedulers_per_sm * WARP_INSTRUCTIONS_PER_SCHEDULER_PER_CYCLE * d.clock_hz
         return TimeEstimate(dram_s=dram, issue_s=cycles / rate)

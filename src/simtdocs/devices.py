@@ -1,6 +1,8 @@
 """Devices are data: the few numbers of a GPU that the simulator and the models use.
 
-Every figure below is a published specification; the source is named beside it.
+Every figure below is a published specification; the source is named beside it. What all
+NVIDIA GPUs share (32 lanes per warp, 32 banks, 32-byte sectors) is a named constant of the
+module that uses it: ``threads.WARP_SIZE``, ``memory.BANKS``, ``memory.SECTOR_BYTES``.
 ``Device`` is a plain frozen dataclass, so a reader can describe another GPU with
 ``dataclasses.replace(H100, name=..., sm_count=...)`` or by filling in every field.
 """
@@ -8,6 +10,8 @@ Every figure below is a published specification; the source is named beside it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from .threads import WARP_SIZE
 
 KB = 1024
 
@@ -54,13 +58,10 @@ class Device:
     max_threads_per_block: int = 1024
     max_block_dims: tuple[int, int, int] = (1024, 1024, 64)
     max_grid_dims: tuple[int, int, int] = (2**31 - 1, 65535, 65535)
-    warp_size: int = 32
-    shared_banks: int = 32
-    sector_bytes: int = 32
 
     @property
     def max_warps_per_sm(self) -> int:
-        return self.max_threads_per_sm // self.warp_size
+        return self.max_threads_per_sm // WARP_SIZE
 
     @property
     def schedulers_per_sm(self) -> int:

@@ -23,17 +23,16 @@ from __future__ import annotations
 
 import linecache
 import sys
-import traceback
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import control, global_memory, shared_memory, warp_ops
+from .configuration import _check, _dims, _explain, _Launch, _shared_limit
 from .counters import Counters, Stats
 from .devices import H100, Device
-from .diagnostics import TOOLS, LaunchError, SimulatorError, Site
-from .shared_memory import STATIC_SHARED_LIMIT, Shared
-from .threads import WARP_SIZE, Geometry, Lanes
+from .diagnostics import TOOLS, LaunchError, Site
+from .shared_memory import Shared
+from .threads import WARP_SIZE, Lanes
 
 #: Threads simulated in one numpy pass; bounds the memory of a pass, not the result.
 THREADS_PER_PASS = 1 << 22
@@ -268,88 +267,6 @@ class Block:
         return self._vote(pred, mask, "all")
 
 
-@dataclass
-class _Launch:
-    """What a launch keeps across its passes: configuration, checks, sites and counters."""
-
-    kernel_name: str
-    grid: tuple[int, int, int]
-    block: tuple[int, int, int]
-    device: Device
-    dynamic_shared: int
-    dynamic_reserved: int  # max_dynamic_shared_bytes when given, else shared_bytes
-    shared_limit: int
-    shared_limit_reason: str
-    tools: frozenset
-    stats: Stats
-    sites: dict = field(default_factory=dict)
-    site_list: list = field(default_factory=list)
-    race_log: list = field(default_factory=list)
-    _ids: dict = field(default_factory=dict)
-    _seq: int = 0
-
-    def __post_init__(self):
-        self.geometry = Geometry(self.grid, self.block)
-        self.threads = self.geometry.threads
-
-    def site_id(self, site: Site) -> int:
-        i = self._ids.get(site)
-        if i is None:
-            i = self._ids[site] = len(self.site_list)
-            self.site_list.append(site)
-        return i
-
-    def next_seq(self) -> int:
-        self._seq += 1
-        return self._seq
-
-
-def _dims(name: str, dims) -> tuple[int, int, int]:
-    if isinstance(dims, (int, np.integer)) and not isinstance(dims, bool):
-        dims = (dims,)
-    elif isinstance(dims, float):
-        raise LaunchError(f"cudaErrorInvalidConfiguration: {name} = {dims!r} is not an integer; "
-                          f"write {name}={int(dims)} (or {name}=cdiv(n, threads) for a size that must round up)")
-    try:
-        dims = tuple(dims)
-    except TypeError:
-        raise LaunchError(f"cudaErrorInvalidConfiguration: {name} must be an int or a tuple of 1 to 3 ints, "
-                          f"got {dims!r}") from None
-    if not 1 <= len(dims) <= 3:
-        raise LaunchError(f"cudaErrorInvalidConfiguration: {name} must have 1 to 3 dimensions, got {dims}")
-    for axis, d in zip("xyz", dims):
-        if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
-            raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} must be an integer, got {d!r}")
-        if d <= 0:
-            raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} = {d}; every dimension must be at least 1")
-    return tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
-
-
-def _check(name: str, dims, limits) -> None:
-    for axis, d, limit in zip("xyz", dims, limits):
-        if d > limit:
-            raise LaunchError(f"cudaErrorInvalidConfiguration: {name}.{axis} = {d} exceeds the device limit {limit}")
-
-
-def _shared_limit(device: Device, shared_bytes: int, max_dynamic) -> tuple[int, str]:
-    """Bytes of shared memory a block may use in all, and the rule that sets it."""
-    if max_dynamic is None:
-        if shared_bytes > STATIC_SHARED_LIMIT:
-            raise LaunchError(
-                f"cudaErrorInvalidValue: {shared_bytes:,} bytes of dynamic shared memory per block; above "
-                f"{STATIC_SHARED_LIMIT:,} (48 KB) a kernel must opt in: launch(..., max_dynamic_shared_bytes=N), "
-                f"as cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize, N) does"
-            )
-        return STATIC_SHARED_LIMIT, f"without max_dynamic_shared_bytes= a block may use {STATIC_SHARED_LIMIT:,}"
-    if not 0 <= max_dynamic <= device.max_shared_per_block:
-        raise LaunchError(f"cudaErrorInvalidValue: max_dynamic_shared_bytes={max_dynamic:,}; "
-                          f"{device.name} allows {device.max_shared_per_block:,}")
-    if shared_bytes > max_dynamic:
-        raise LaunchError(f"cudaErrorInvalidValue: {shared_bytes:,} bytes of dynamic shared memory per block, "
-                          f"more than max_dynamic_shared_bytes={max_dynamic:,}")
-    return device.max_shared_per_block, f"{device.name} allows {device.max_shared_per_block:,}"
-
-
 def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: int = 0,
            blocks_per_pass: int | None = None, tools=TOOLS, max_dynamic_shared_bytes: int | None = None) -> Stats:
     """Run ``kernel(blk, *args)`` on every block of ``grid`` and return its ``Stats``.
@@ -403,19 +320,3 @@ def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: in
     for counters in stats.by_site.values():
         stats.totals.add(counters)
     return stats
-
-
-def _explain(name: str, exc: ValueError) -> None:
-    """Turn numpy's words for two kernel mistakes into the simulator's."""
-    frame = traceback.extract_tb(exc.__traceback__)[-1]
-    if "truth value of an array" in str(exc):
-        raise SimulatorError(
-            f"{name} (line {frame.lineno}: {frame.line}) branches in Python on an array of threads "
-            f"or blocks. Threads take branches with masks (m = cond; blk.load(..., mask=m)) or "
-            f"blk.branch(cond); for Python logic per block, launch with blocks_per_pass=1."
-        ) from exc
-    if "read-only" in str(exc):
-        raise SimulatorError(
-            f"{name} (line {frame.lineno}: {frame.line}) writes to a kernel argument directly. The "
-            f"simulator sees memory only through blk: write blk.store(array, index, value) instead."
-        ) from exc

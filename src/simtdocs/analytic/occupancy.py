@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..devices import H100, Device
+from ..shared_memory import STATIC_SHARED_LIMIT
+from ..threads import WARP_SIZE
 
 
 def _round_up(x: int, unit: int) -> int:
@@ -63,7 +65,6 @@ def occupancy(threads_per_block: int, registers_per_thread: int = 32, shared_byt
     static part, may not exceed 48 KB. Raises ``ValueError`` for a block the device cannot
     run at all.
     """
-    from ..shared_memory import STATIC_SHARED_LIMIT
 
     if not 0 <= static_shared_bytes <= min(STATIC_SHARED_LIMIT, shared_bytes_per_block):
         raise ValueError(
@@ -79,12 +80,12 @@ def occupancy(threads_per_block: int, registers_per_thread: int = 32, shared_byt
         raise ValueError(
             f"shared_bytes_per_block = {shared_bytes_per_block:,}: {device.name} allows at most {device.max_shared_per_block:,}"
         )
-    warps_per_block = -(-threads_per_block // device.warp_size)
+    warps_per_block = -(-threads_per_block // WARP_SIZE)
 
     by_warps = device.max_warps_per_sm // warps_per_block
     by_blocks = device.max_blocks_per_sm
 
-    regs_per_warp = _round_up(registers_per_thread * device.warp_size, device.register_allocation_unit)
+    regs_per_warp = _round_up(registers_per_thread * WARP_SIZE, device.register_allocation_unit)
     if regs_per_warp == 0:
         by_registers = by_blocks
     else:
