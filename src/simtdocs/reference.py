@@ -54,7 +54,7 @@ import sys
 
 import numpy as np
 
-from . import model
+from . import configuration
 from .counters import Counters, Stats
 from .devices import H100, Device
 from .diagnostics import (
@@ -600,18 +600,18 @@ def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: in
     for tool in tools:
         if tool not in TOOLS:
             raise LaunchError(f"unknown tool {tool!r}: choose from {', '.join(TOOLS)}")
-    block, grid = model._dims("block", block), model._dims("grid", grid)
+    block, grid = configuration._dims("block", block), configuration._dims("grid", grid)
     threads = block[0] * block[1] * block[2]
     if threads > device.max_threads_per_block:
         raise LaunchError(
             f"cudaErrorInvalidConfiguration: {threads:,} threads per block "
             f"({block[0]}×{block[1]}×{block[2]}); {device.name} allows {device.max_threads_per_block:,}")
-    model._check("block", block, device.max_block_dims)
-    model._check("grid", grid, device.max_grid_dims)
+    configuration._check("block", block, device.max_block_dims)
+    configuration._check("grid", grid, device.max_grid_dims)
     if not 0 <= shared_bytes <= device.max_shared_per_block:
         raise LaunchError(f"cudaErrorInvalidValue: {shared_bytes:,} bytes of dynamic shared memory per block; "
                           f"{device.name} allows {device.max_shared_per_block:,}")
-    model._shared_limit(device, shared_bytes, max_dynamic_shared_bytes)
+    configuration._shared_limit(device, shared_bytes, max_dynamic_shared_bytes)
     name = getattr(kernel, "__name__", "kernel")
     L = _Launch(name, grid, block, device, shared_bytes, max_dynamic_shared_bytes, tools)
     read_only = []
@@ -624,7 +624,7 @@ def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: in
         try:
             kernel(Block(L, linear), *read_only)
         except ValueError as exc:
-            model._explain(name, exc)  # a Python if on thread arrays, or a[i] = v on an argument
+            configuration._explain(name, exc)  # a Python if on thread arrays, or a[i] = v on an argument
             raise
     for counters in L.stats.by_site.values():
         L.stats.totals.add(counters)
