@@ -71,6 +71,7 @@ class GzipHandler(http.server.SimpleHTTPRequestHandler):
     """Static files, gzip-compressed when the client accepts it and the type compresses."""
 
     _cache: dict[str, bytes] = {}
+    enabled = True  # --no-gzip: a server that sends everything as is
 
     def log_message(self, *args):
         pass
@@ -82,7 +83,7 @@ class GzipHandler(http.server.SimpleHTTPRequestHandler):
                 return super().send_head()  # the redirect to the slash URL
             path = path / "index.html"
         ctype = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-        if (not path.is_file() or "gzip" not in self.headers.get("Accept-Encoding", "")
+        if (not self.enabled or not path.is_file() or "gzip" not in self.headers.get("Accept-Encoding", "")
                 or not ctype.startswith(COMPRESSIBLE)):
             return super().send_head()
         key = str(path)
@@ -204,7 +205,7 @@ def verdict(m: dict) -> list[str]:
 
 def table(rows: list[dict]) -> str:
     lines = [
-        "| page | lang | transferred (gzip) | requests | FCP | math ready | within budget | all its images (gzip) |",
+        "| page | lang | transferred | requests | FCP | math ready | within budget | all its images (gzip) |",
         "|---|---|---:|---:|---:|---:|---|---:|",
     ]
     for r in rows:
@@ -238,7 +239,9 @@ def main(argv=None) -> int:
     ap.add_argument("--site", type=Path, help="an already built site (default: build one)")
     ap.add_argument("--only", default="", help="only pages whose URL path contains this")
     ap.add_argument("--json", type=Path, help="also write the measurements here")
+    ap.add_argument("--no-gzip", action="store_true", help="serve uncompressed (a server without gzip)")
     args = ap.parse_args(argv)
+    GzipHandler.enabled = not args.no_gzip
 
     exe = chromium_path()
     if exe is None:
@@ -262,7 +265,8 @@ def main(argv=None) -> int:
         server.shutdown()
         if not args.site:
             shutil.rmtree(site, ignore_errors=True)
-    print(f"Throttled to {DOWN_BPS / 1e6:g} Mbit/s down, {RTT_MS} ms RTT, gzip; targets: "
+    print(f"Throttled to {DOWN_BPS / 1e6:g} Mbit/s down, {RTT_MS} ms RTT, "
+          f"{'no gzip' if args.no_gzip else 'gzip'}; targets: "
           f"≤ {LIMIT_BYTES / 1e6:g} MB, FCP ≤ {LIMIT_FCP:g} s, math ready ≤ {LIMIT_MATH:g} s.\n")
     print(table(rows))
     if args.json:
