@@ -285,12 +285,13 @@ def test_xfail_is_refused(site):
     ('Table([[1, 2]], ["a", "b"], align="l")', "align must be one of l/r/c per column"),
     ('Figure(lambda: None)', "alt text"),
     ('Figure(lambda: None, alt="plot")', "alt text"),
+    ('show(Figure(lambda: None, alt=T("图", "plot")))', "draw() must return a matplotlib figure, got None"),
     ('show(object())', "show() cannot put a object on the page"),
 ])
 def test_bad_display_input_is_an_error_at_its_line(site, call, fragment):
     fails(site, f"""
         ```python
-        from simtdocs.docs import Figure, Table, show
+        from simtdocs.docs import Figure, T, Table, show
         {call}
         ```
         """, "docs/m.md:3", fragment)
@@ -319,14 +320,17 @@ def test_html_objects_and_arrays_are_shown_faithfully(site):
 def test_a_failing_draw_names_the_line_in_the_block(site):
     fails(site, """
         ```python
-        from simtdocs.docs import Figure, T, show
+        from simtdocs.docs import Figure, T, figure, show
 
         def draw():
-            raise ValueError("bad axis")
+            if str(T("中", "en")) == "en":
+                raise ValueError("bad axis")
+            return figure()[0]
 
         show(Figure(draw, alt=T("图", "plot")))
         ```
-        """, "docs/m.md:5", "ValueError: bad axis", "docs/m.md:7: show(Figure")
+        """, "docs/m.md:6", "ValueError: bad axis", "docs/m.md:9: show(Figure",
+          "while rendering the English version")
 
 
 def test_an_error_inside_a_snippet_names_the_snippet_and_the_include(site):

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 LANGS = ("zh", "en")
+NAMES = {"zh": "Chinese", "en": "English"}
 _language: contextvars.ContextVar[str | None] = contextvars.ContextVar("simtdocs_language", default=None)
 _recorder: contextvars.ContextVar["Recorder | None"] = contextvars.ContextVar("simtdocs_recorder", default=None)
 
@@ -294,6 +295,8 @@ class Figure:
 
         with language(lang):
             fig = self.draw() if callable(self.draw) else self.draw
+            if not hasattr(fig, "savefig"):
+                raise AuthoringError(f"Figure: draw() must return a matplotlib figure, got {fig!r}")
             data = svg_bytes(fig)
         if callable(self.draw):
             plt.close(fig)
@@ -375,7 +378,14 @@ class Recorder:
         pass
 
     def show(self, obj: Any) -> None:
-        self.items.append({lang: render(obj, lang) for lang in self.langs})
+        out = {}
+        for lang in self.langs:
+            try:
+                out[lang] = render(obj, lang)
+            except Exception as exc:
+                exc.add_note(f"(while rendering the {NAMES.get(lang, lang)} version of the shown object)")
+                raise
+        self.items.append(out)
 
     def add_glue(self, name: str, value: Any, fmt: str | None, line) -> None:
         if name in self.glue:
