@@ -193,7 +193,7 @@ def _contiguous(blk, site, c, lanes, kind, array, start, step, width, value, bas
     # Sectors of every full warp from its first and last lane; the others lane by lane.
     first = (np.arange(blk.nblocks)[:, None] * blk.nthreads + WARP_SIZE * np.arange(geo.warps)).reshape(-1)
     last = np.minimum(first + WARP_SIZE, (first // blk.nthreads + 1) * blk.nthreads) - 1
-    full = None if lanes.row_any is None else lanes.row_mask.sum(axis=1) == (last - first + 1)
+    full = lanes.row_full
     sel = (first, last) if full is None else (first[full], last[full])
     a, b = ((base + (start + step * g) * itemsize) for g in sel)
     low, high = np.minimum(a, b), np.maximum(a, b)
@@ -215,6 +215,8 @@ def _contiguous(blk, site, c, lanes, kind, array, start, step, width, value, bas
         g0, g1 = max(0, start - mem.size + 1), min(n, start + 1)
     g1 = max(g0, g1)
     if kind == "read":
+        if (g0, g1) == (0, n) and lanes.all:
+            return _lane_memory(mem, start, step, width, g0, g1).reshape(shape).copy()
         out = np.zeros((n * width,), array.dtype)
         out[g0 * width:g1 * width] = _lane_memory(mem, start, step, width, g0, g1)
         return lanes.where(out.reshape(shape))

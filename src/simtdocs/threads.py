@@ -123,6 +123,14 @@ class Lanes:
         return self.row_mask.any(axis=1)
 
     @functools.cached_property
+    def row_full(self) -> np.ndarray | None:
+        """(B·W,) bool: warps whose every lane runs; None when all do."""
+        if self.mask is None:
+            return None
+        rows = self.geo.rows(self.mask, True)  # a missing lane of a partial warp counts as running
+        return rows.all(axis=1)
+
+    @functools.cached_property
     def rows(self) -> int:
         """Warps with at least one active lane: the warp instructions this instruction issues."""
         if self.mask is None:
