@@ -222,7 +222,11 @@ class Builder:
                 start = self.c.integers(0, 8) * width - offset % width
                 fits = 0 <= start and start + width * n <= size
             if fits:
-                flat = start + width * np.arange(n).reshape(self.nb, self.T)
+                order = np.arange(n).reshape(self.nb, self.T)
+                if self.c.chance(40):  # backwards, within each block or across all of them
+                    order = (order // self.T * self.T + self.T - 1 - order % self.T) if region or self.c.chance(50) \
+                        else n - 1 - order
+                flat = start + width * order
                 return self.table(flat, self.index_dtype(int(flat.min()), int(flat.max())))
         rows = []
         uniform = region is None and self.c.chance(50)  # the same addresses in every block
