@@ -63,6 +63,9 @@ show(Table(spaces, [T("存储空间", "space"), T("位置", "where"), T("可见�
 glue("p2_hbm_cycles", latency("HBM")[0].removeprefix("≈ "))
 glue("p2_hbm_ns", latency("HBM")[1].removeprefix("≈ "))
 glue("p2_mem_clock_ghz", H100.clock_hz / 1e9, ".2f")
+from simtdocs.analytic.latency import MEMORY_LATENCY_S  # the latency under load of §7
+glue("p2_mem_loaded_ns", MEMORY_LATENCY_S * 1e9, ".0f")
+glue("p2_mem_loaded_cycles", MEMORY_LATENCY_S * H100.clock_hz, ",.0f")
 # --8<-- [end:memory_spaces]
 
 

@@ -260,6 +260,8 @@ glue("p2b_e7_regs", REGS)
 glue("p2b_e7_smem_kb", SMEM // KB)
 glue("p2b_e7_smem16_kb", SMEM_CUT // KB)
 glue("p2b_e7_block_warps", THREADS // 32)
+glue("p2b_reg_unit", H100.register_allocation_unit)
+glue("p2b_smem_reserved_kb", H100.reserved_shared_per_block // KB)
 per_part = H100.registers_per_sm // H100.sub_partitions_per_sm
 glue("p2b_e7_regs_warp", occ.registers_per_warp, ",")
 glue("p2b_e7_parts", H100.sub_partitions_per_sm)

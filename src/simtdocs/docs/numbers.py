@@ -93,8 +93,13 @@ def _prose_lines(markdown: str):
     skip = set()
     for f in find_fences(lines):
         skip.update(range(f.start, f.end + 1))
-    in_comment = False
+    in_comment = in_script = False
     for i, line in enumerate(lines):
+        if "<script" in line:
+            in_script = True
+        if in_script:  # a page's own script is code, not prose
+            in_script = "</script>" not in line
+            continue
         if i in skip:
             continue
         if in_comment or "<!--" in line:

@@ -87,7 +87,13 @@ def _prose(markdown: str):
     skip = set()
     for f in find_fences(lines):
         skip.update(range(f.start, f.end + 1))
+    in_script = False
     for i, line in enumerate(lines):
+        if "<script" in line:
+            in_script = True
+        if in_script:
+            in_script = "</script>" not in line
+            continue
         if i in skip or re.match(r"^\s*\[[^\]]+\]:\s", line) or "--8<--" in line:
             continue
         text = GLUE_REF.sub(" ", line)
