@@ -54,6 +54,14 @@ def _package_version(name: str) -> str:
         return "missing"
 
 
+def _write(path: Path, text: str) -> None:
+    """Write a cache file whole (builds may run side by side, e.g. tests and `mkdocs serve`)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def _key(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
 
@@ -92,10 +100,8 @@ def typeset(formulas: list[tuple[str, bool]], where: str) -> list[str]:
         if errors:
             raise PluginError(f"{where}: TeX error(s) in formulas:\n" + "\n".join(errors))
         for (tex, disp), r in zip(todo, result["out"]):
-            path = _math_cache(tex, disp)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(r["html"], encoding="utf-8")
-        css_file.write_text(result["css"], encoding="utf-8")
+            _write(_math_cache(tex, disp), r["html"])
+        _write(css_file, result["css"])
     _math_css["css"] = css_file.read_text(encoding="utf-8")
     return [_math_cache(tex, disp).read_text(encoding="utf-8") for tex, disp in formulas]
 
@@ -214,8 +220,7 @@ def figures_as_files(content: str, page_url: str, site_dir: Path, where: str) ->
         key = hashlib.sha256(m.group(2).encode()).hexdigest()[:16]
         cached = CACHE / "figures" / f"{key}.svg"  # trimming is the slow part: once per figure
         if not cached.is_file():
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            cached.write_text(trim_svg(base64.b64decode(m.group(2)).decode("utf-8")), encoding="utf-8")
+            _write(cached, trim_svg(base64.b64decode(m.group(2)).decode("utf-8")))
         svg = cached.read_text(encoding="utf-8")
         size = svg_size_px(svg)
         if size is None:
@@ -223,8 +228,7 @@ def figures_as_files(content: str, page_url: str, site_dir: Path, where: str) ->
         name = f"{FIGURES}/{key}.svg"
         path = site_dir / name
         if not path.is_file():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(svg, encoding="utf-8")
+            _write(path, svg)
         rest = re.sub(r'\s(?:loading|decoding|width|height)="[^"]*"', "", m.group(1) + m.group(3))
         return (f'<img src="{get_relative_url(name, page_url)}"{rest} loading="lazy" decoding="async" '
                 f'width="{size[0]}" height="{size[1]}">')
@@ -315,8 +319,7 @@ def prerender_mermaid(output: str, page_dir: Path, where: str) -> str:
         if drawn is None:
             return output  # Material draws them in the reader's browser
         for path, svg in zip(cached, drawn):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(svg, encoding="utf-8")
+            _write(path, svg)
     svgs = iter(p.read_text(encoding="utf-8") for p in cached)
     output = MERMAID_PRE.sub(
         lambda m: f'<div class="mermaid" data-search-exclude><template shadowrootmode="open">'
