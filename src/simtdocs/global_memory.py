@@ -77,11 +77,8 @@ def contiguous_start(blk, index, width: int):
             if int(flat[-1]) == s0 + step * (n - 1):
                 probe = flat[::97].astype(np.int64)
                 if np.array_equal(probe, s0 + step * np.arange(0, n, 97, dtype=np.int64)):
-                    # Every block is the first one shifted: compare against a block-sized row.
-                    rows = flat.reshape(blk.nblocks, blk.nthreads)
-                    row = s0 + step * np.arange(blk.nthreads, dtype=np.int64)
-                    shift = step * blk.nthreads * np.arange(blk.nblocks, dtype=np.int64)[:, None]
-                    if ((rows - shift) == row).all():
+                    expected = np.arange(s0, s0 + step * n, step, dtype=flat.dtype)
+                    if expected.size == n and np.array_equal(flat, expected):
                         found = (s0, step)
                 break
     blk._contiguous_memo = (index, width, found)

@@ -61,7 +61,7 @@ class Block:
         self.nthreads = geo.threads
         self.nblocks = count
         self.first = first
-        ids = np.arange(first, first + count, dtype=np.int64)[:, None]
+        ids = np.arange(first, first + count, dtype=np.int32)[:, None]  # 32-bit, as blockIdx is
         self.bx = ids % self.gdx
         self.by = (ids // self.gdx) % self.gdy
         self.bz = ids // (self.gdx * self.gdy)
