@@ -1,5 +1,5 @@
-"""Shared fixtures. This folder is on sys.path, so tests import ``kernels``, ``reference``
-and ``site_build`` from it."""
+"""Shared fixtures. This folder is on sys.path, so tests import ``kernels`` and
+``site_build`` from it."""
 
 from pathlib import Path
 
