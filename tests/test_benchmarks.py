@@ -61,3 +61,12 @@ def test_companion_scripts_timer():
     out = run("benchmarks/companion_scripts.py", "--repeat", "1", "snippets/home/01_first_launch.py")
     assert "snippets/home/01_first_launch.py" in out
     assert "0 failed" in out
+
+
+def test_shapes_quick_runs_every_case_and_checks_its_answer():
+    """shapes.py asserts each simulated result against its numpy program; every case prints."""
+    out = run("benchmarks/shapes.py", "--quick", "--repeat", "1")
+    for label in ("(ragged)", "16×16", "reverse", "random gather", "8 syncs", "divergent branch",
+                  "shared histogram", "grid-stride", "3-D block", "tiled transpose"):
+        assert label in out
+    assert "median" in out and "ragged ≤ 3× vadd" in out
