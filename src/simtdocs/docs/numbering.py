@@ -64,7 +64,7 @@ def _section_at(sections: list[tuple[int, str]], offset: int, default: str) -> s
     return current
 
 
-def number(content: str, lang: str, default_section: str = "1") -> tuple[str, dict[str, str]]:
+def number(content: str, lang: str, default_section: str = "0") -> tuple[str, dict[str, str]]:
     """Number the figures and tables of one page; return the HTML and {label: "Figure 5.2"}."""
     words = WORDS["zh" if lang == "zh" else "en"]
     sections = _section_numbers(content)
@@ -79,15 +79,27 @@ def number(content: str, lang: str, default_section: str = "1") -> tuple[str, di
 
     labels: dict[str, str] = {}
     captions: dict[int, tuple[str, str, bool]] = {}  # item offset -> (label, caption html, cited)
-    for cap in CAPTION_P.finditer(content):
-        kind = "Figure" if cap.group("kind") in ("Figure", "图") else "Table"
-        before = [o for o, k, _ in items if k == kind and o < cap.start()]
-        if not before:
-            raise ValueError(f"caption {cap.group('id')!r} follows no {kind.lower()}")
-        target = before[-1]
-        cited = "cited" in re.findall(r'class="([^"]*)"', cap.group("attrs"))[0].split() if 'class="' in cap.group("attrs") else False
-        captions[target] = (cap.group("id"), cap.group("text").strip(), cited)
-        labels[cap.group("id")] = names[target]
+    # Captions in a row (a block that showed two tables) go to the last items before them, in order.
+    caps = list(CAPTION_P.finditer(content))
+    groups: list[list[re.Match]] = []
+    for cap in caps:
+        if groups and not content[groups[-1][-1].end(): cap.start()].strip():
+            groups[-1].append(cap)
+        else:
+            groups.append([cap])
+    for group in groups:
+        for kind in ("Figure", "Table"):
+            mine = [c for c in group if ("Figure" if c.group("kind") in ("Figure", "图") else "Table") == kind]
+            if not mine:
+                continue
+            before = [o for o, k, _ in items if k == kind and o < group[0].start() and o not in captions]
+            if len(before) < len(mine):
+                raise ValueError(f"caption {mine[0].group('id')!r} follows no {kind.lower()} of its own")
+            for cap, target in zip(mine, before[-len(mine):]):
+                classes = re.search(r'class="([^"]*)"', cap.group("attrs"))
+                cited = bool(classes) and "cited" in classes.group(1).split()
+                captions[target] = (cap.group("id"), cap.group("text").strip(), cited)
+                labels[cap.group("id")] = names[target]
 
     # Rebuild the HTML: number every item, attach labels and captions, drop caption paragraphs.
     out, pos = [], 0
