@@ -140,9 +140,10 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
     site = _state.get("site") or build.Site(root, workers=0)
     # Plan from the whole file so that lines are file lines; mkdocs has cut the front matter.
     full = Path(page.file.abs_src_path).read_text(encoding="utf-8")
-    head = full[: len(full) - len(markdown)] if full.endswith(markdown) else ""
+    same = full.rstrip().endswith(markdown.rstrip())  # mkdocs drops the final newline
+    head = full.rstrip()[: len(full.rstrip()) - len(markdown.rstrip())] if same else ""
     try:
-        out = site.render(where, lang, full if head else markdown)
+        out = site.render(where, lang, full if same else markdown)
     except (build.BlockError, ValueError) as exc:
         raise PluginError(str(exc)) from None
     return "\n".join(out.split("\n")[head.count("\n"):]) if head else out
