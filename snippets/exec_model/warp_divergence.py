@@ -78,7 +78,7 @@ show(
 
 # %%
 if __name__ == "__main__":
-    # The lines the source lecture printed, now from the simulator's counters.
+    # A short report for the terminal, from the simulator's counters.
     print(f"warps                         : {stats.warps}")
     for name, _, _, bodies, tax in rows:
         print(f"{name:<13} branch bodies : {bodies}  (divergence tax {tax:.2f}x)")

@@ -258,7 +258,7 @@ glue("p2_nosync_blocks", runs["tiled 32×33, sync left out"].blocks)
 #
 # Cited, not computed: M. Harris, "An Efficient Matrix Transpose in CUDA C/C++", NVIDIA
 # Developer Blog, 2013 (1024×1024 float matrix, Tesla M2050 and Tesla K20c). The shares are
-# his effective bandwidths relative to the copy kernel, as the source lecture reports them.
+# his effective bandwidths relative to the copy kernel, summarised from the table of that post.
 
 # %%
 # --8<-- [start:harris]
