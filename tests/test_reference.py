@@ -472,3 +472,14 @@ def test_a_value_or_mask_of_the_wrong_shape_names_the_line():
         launch(bad_value, grid=1, block=32, args=(a,))
     with pytest.raises(ValueError, match=r"bad_mask \(line \d+: .*\): the mask has shape \(7,\)"):
         launch(bad_mask, grid=1, block=32, args=(a,))
+
+
+def test_every_counter_is_defined_in_the_reference_docstring():
+    import dataclasses
+
+    import simtdocs.reference
+    from simtdocs import Counters
+
+    table = simtdocs.reference.__doc__
+    missing = [f.name for f in dataclasses.fields(Counters) if f"\n{f.name} " not in table]
+    assert not missing, f"counters without a definition in simtdocs/reference.py's docstring: {missing}"
