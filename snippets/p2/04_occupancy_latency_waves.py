@@ -39,12 +39,15 @@ def limiter_text(occ) -> T:
 # (key, name, threads per block, registers per thread, shared memory per block in bytes)
 kernels = [
     ("elem", T("逐元素内核（向量加法）", "elementwise (vector add)"), 256, 16, 0),
-    ("small", T("每块只有 32 个线程", "32-thread blocks"), 32, 16, 0),
-    ("ex", T("96 寄存器 + 32 KB 共享内存", "96 registers + 32 KB shared"), 128, 96, 32 * KB),
-    ("ex16", T("同上，共享内存减到 16 KB", "same, shared cut to 16 KB"), 128, 96, 16 * KB),
-    ("big", T("大块矩阵乘法（255 寄存器）", "big-tile matmul (255 registers)"), 256, 255, 64 * KB),
-    ("smem", T("大量共享内存（100 KB）", "shared-memory heavy (100 KB)"), 256, 64, 100 * KB),
+    ("small", T("每块只有 {threads} 个线程", "{threads}-thread blocks"), 32, 16, 0),
+    ("ex", T("{regs} 寄存器 + {kb} KB 共享内存", "{regs} registers + {kb} KB shared"), 128, 96, 32 * KB),
+    ("ex16", T("同上，共享内存减到 {kb} KB", "same, shared cut to {kb} KB"), 128, 96, 16 * KB),
+    ("big", T("大块矩阵乘法（{regs} 寄存器）", "big-tile matmul ({regs} registers)"), 256, 255, 64 * KB),
+    ("smem", T("大量共享内存（{kb} KB）", "shared-memory heavy ({kb} KB)"), 256, 64, 100 * KB),
 ]
+# The names quote the kernel's own numbers, so changing a number changes its name too.
+kernels = [(key, T(*(s.format(threads=t, regs=r, kb=m // KB) for s in (name.zh, name.en))), t, r, m)
+           for key, name, t, r, m in kernels]
 rows = []
 for key, name, threads, regs, smem in kernels:
     occ = occupancy(threads, regs, smem, device=H100)
