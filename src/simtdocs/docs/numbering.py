@@ -160,9 +160,11 @@ def reading_time_html(minutes: int, lang: str) -> str:
     return f'<p class="simt-reading-time"><em>{WORDS["zh" if lang == "zh" else "en"]["reading"].format(minutes)}</em></p>'
 
 
-OUTPUT_BOX = ("border-left: 4px solid var(--md-accent-fg-color--transparent, #ccc); "
+# Inline styles: the box needs no stylesheet of its own. The label keeps the text colour
+# (full contrast) and is set apart by size, weight and capitals only.
+OUTPUT_BOX = ("border-left: 4px solid var(--md-default-fg-color--lighter, #999); "
               "padding: .1rem 0 .1rem .8rem; margin: 0 0 1.2em")
-OUTPUT_LABEL = "font-size: .65rem; letter-spacing: .05em; text-transform: uppercase; opacity: .7; margin: 0"
+OUTPUT_LABEL = "font-size: .7rem; font-weight: 700; letter-spacing: .05em; text-transform: uppercase; margin: 0"
 
 
 def _pattern(line: str) -> re.Pattern:
