@@ -30,9 +30,9 @@ from pathlib import Path
 
 from .build import GLUE_REF, find_fences
 
-WORDS = {"zh": {"Figure": "图", "Table": "表", "cited": "引用，非计算", "output": "输出",
+WORDS = {"zh": {"Figure": "图", "Table": "表", "cited": "（引用，非计算）", "output": "输出",
                 "reading": "阅读时间：约 {} 分钟（含运行代码）"},
-         "en": {"Figure": "Figure", "Table": "Table", "cited": "cited, not computed", "output": "Output",
+         "en": {"Figure": "Figure", "Table": "Table", "cited": " (cited, not computed)", "output": "Output",
                 "reading": "Reading time: about {} minutes, including running the code"}}
 
 H2 = re.compile(r"<h2\b[^>]*>(.*?)</h2>", re.S)
@@ -114,7 +114,7 @@ def number(content: str, lang: str, default_section: str = "0") -> tuple[str, di
         name = names[start]
         label, text, cited = captions.get(start, (None, "", False))
         idattr = f' id="{label}"' if label else ""
-        mark = f' <span class="simt-cited">({words["cited"]})</span>' if cited else ""
+        mark = f'<span class="simt-cited">{words["cited"]}</span>' if cited else ""
         num = f'<span class="simt-number">{name}</span>'
         if kind == "Figure":
             body = m.group("body")
@@ -126,7 +126,7 @@ def number(content: str, lang: str, default_section: str = "0") -> tuple[str, di
         else:
             sep = "：" if lang == "zh" else ": "
             caption = f"{num}{sep}{text}{mark}" if text else f"{num}{mark}"
-            cls = ' class="simt-cited-table"' if cited else ""
+            cls = ' data-cited="true"' if cited else ""  # no class: Material styles only tables without one
             out.append(f'<table{m.group("attrs")}{idattr}{cls}><caption>{caption}</caption>')
     out.append(content[pos:])
     return "".join(out), labels
