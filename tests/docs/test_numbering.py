@@ -22,7 +22,7 @@ def test_items_are_numbered_by_section_and_labels_resolve():
     assert labels == {"fig-sectors": "Figure 5.1", "tbl-a": "Table 5.1", "tbl-b": "Table 5.2"}
     assert "Table 0.1" in out and "Table 6.1" in out  # before the first section; a new section restarts
     assert '<figure class="simt-figure" id="fig-sectors"><img><figcaption><span class="simt-number">Figure 5.1</span>: Sectors.' in out
-    assert '<table id="tbl-b" data-cited="true"><caption><span class="simt-number">Table 5.2</span>: Second, from a paper. <span class="simt-cited">(cited, not computed)</span>' in out
+    assert '<table id="tbl-b" data-cited="true"><caption><span class="simt-number">Table 5.2</span>: Second, from a paper.<span class="simt-cited"> (cited, not computed)</span>' in out
     assert "Table: First." not in out  # the caption paragraph moved into the table
     zh, _ = numbering.number(html.replace("Table:", "表：").replace("Figure:", "图："), "zh")
     assert "图 5.1</span>：Sectors." in zh and "表 5.2</span>：Second" in zh
