@@ -28,6 +28,9 @@ LANGS = ("zh", "en")
 NAMES = {"zh": "Chinese", "en": "English"}
 _language: contextvars.ContextVar[str | None] = contextvars.ContextVar("simtdocs_language", default=None)
 _recorder: contextvars.ContextVar["Recorder | None"] = contextvars.ContextVar("simtdocs_recorder", default=None)
+# Where show() sends objects when the site executes a companion notebook (notebooks.execute).
+_display_sink: contextvars.ContextVar[Callable[[Any], None] | None] = contextvars.ContextVar(
+    "simtdocs_display_sink", default=None)
 
 
 class AuthoringError(Exception):
@@ -404,8 +407,11 @@ def show(obj: Any) -> None:
     """Put ``obj`` on the page: a Table, Figure, T, str, number, numpy array, or
     an object with ``_repr_markdown_``/``_repr_html_``."""
     rec = _recorder.get()
+    sink = _display_sink.get()
     if rec is not None:
         rec.show(obj)
+    elif sink is not None:
+        sink(obj)
     elif _in_notebook():
         from IPython.display import HTML, Markdown, display
 

@@ -2,9 +2,10 @@
 
 jupytext turns each script ("percent" cells ``# %%`` welcome) into an
 ``.ipynb`` under ``.cache/notebooks/``; the site hook adds them as pages that
-mkdocs-jupyter executes. The notebook metadata carries a hash of the simulator
+mkdocs-jupyter renders. The notebook metadata carries a hash of the simulator
 so that mkdocs-jupyter's cache (keyed by notebook content) is invalidated when
-the simulator changes.
+the simulator changes; the build fills that cache itself (:func:`prewarm`), running
+the cells in its worker processes instead of one Jupyter kernel per notebook.
 """
 
 from __future__ import annotations
@@ -81,22 +82,107 @@ def prewarm_tasks(plugin_config: dict, notebooks: list[Path]) -> list[tuple]:
 
 
 def prewarm(nb: str, cache_path: str, cfg: dict) -> None:
-    """Execute one notebook as mkdocs-jupyter would and write its cache entry."""
+    """Execute one notebook and write mkdocs-jupyter's cache entry for it.
+
+    The cells run in this (worker) process by :func:`execute`, not in a Jupyter kernel:
+    starting a kernel per notebook was most of a cold build's time. The HTML is then
+    made by mkdocs-jupyter's own converter from the executed notebook. If a cell fails,
+    no entry is written and mkdocs-jupyter executes the notebook itself in a kernel
+    (``allow_errors: false``), so the build fails with its report.
+    """
     import json
+    import tempfile
 
     from mkdocs_jupyter import convert
     from mkdocs_jupyter.plugin import _get_nb_toc_tokens
 
-    body = convert.nb2html(
-        nb, execute=True, kernel_name=cfg["kernel_name"], theme=cfg["theme"],
-        allow_errors=cfg["allow_errors"], show_input=cfg["show_input"], no_input=cfg["no_input"],
-        no_prompt=cfg["no_prompt"], remove_tag_config=cfg["remove_tag_config"],
-        highlight_extra_classes=cfg["highlight_extra_classes"], include_requirejs=cfg["include_requirejs"],
-        custom_mathjax_url=cfg["custom_mathjax_url"],
-    )
+    with tempfile.TemporaryDirectory() as tmp:
+        executed = Path(tmp) / Path(nb).name
+        execute(Path(nb), executed)
+        body = convert.nb2html(
+            str(executed), execute=False, kernel_name=cfg["kernel_name"], theme=cfg["theme"],
+            allow_errors=cfg["allow_errors"], show_input=cfg["show_input"], no_input=cfg["no_input"],
+            no_prompt=cfg["no_prompt"], remove_tag_config=cfg["remove_tag_config"],
+            highlight_extra_classes=cfg["highlight_extra_classes"], include_requirejs=cfg["include_requirejs"],
+            custom_mathjax_url=cfg["custom_mathjax_url"],
+        )
     toc_tokens, title = _get_nb_toc_tokens(nb, cfg["toc_depth"])
     out = Path(cache_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     tmp.write_text(json.dumps({"content": body, "toc_tokens": toc_tokens, "title": title}), encoding="utf-8")
     tmp.replace(out)
+
+
+def execute(nb_path: Path, out_path: Path) -> None:
+    """Run the code cells of a notebook in one namespace, in this process, and save the
+    outputs as a Jupyter kernel would record them: printed text as ``stream`` outputs,
+    ``show()`` as ``display_data`` (Markdown, or HTML for a figure, as in a kernel), a
+    cell's last expression as ``execute_result``. The working directory is the
+    notebook's folder, as in a kernel. A failing cell raises."""
+    import ast
+    import contextlib
+    import linecache
+    import os
+
+    import nbformat
+
+    from . import display
+
+    nb = nbformat.read(str(nb_path), as_version=4)
+    ns: dict = {"__name__": "__main__"}
+    old_cwd = os.getcwd()
+    os.chdir(nb_path.parent)
+    try:
+        for n, cell in enumerate(c for c in nb.cells if c.cell_type == "code"):
+            outputs: list = []
+
+            def stream(name):
+                class Writer:
+                    def write(self, text):
+                        if outputs and outputs[-1].get("name") == name:
+                            outputs[-1]["text"] += text
+                        elif text:
+                            outputs.append(nbformat.v4.new_output("stream", name=name, text=text))
+                        return len(text)
+
+                    def flush(self):
+                        pass
+
+                return Writer()
+
+            def shown(obj):
+                md = display.render(obj, "en")
+                data = {"text/html": md} if isinstance(obj, display.Figure) else {"text/markdown": md}
+                outputs.append(nbformat.v4.new_output("display_data", data={**data, "text/plain": repr(obj)}))
+
+            tree = ast.parse(cell.source, filename=f"<{nb_path.name}: cell {n + 1}>")
+            last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+            name = f"<{nb_path.name}: cell {n + 1}>"
+            # Like IPython: the cell's lines are readable by linecache (the simulator quotes kernel lines).
+            linecache.cache[name] = (len(cell.source), None, cell.source.splitlines(keepends=True), name)
+            token = display._display_sink.set(shown)
+            try:
+                with contextlib.redirect_stdout(stream("stdout")), contextlib.redirect_stderr(stream("stderr")):
+                    exec(compile(tree, name, "exec"), ns)
+                    if last is not None:
+                        value = eval(compile(ast.Expression(last.value), name, "eval"), ns)
+                        if value is not None:  # IPython's formatters: plain, plus any rich repr
+                            data = {"text/plain": repr(value)}
+                            for method, mime in (("_repr_html_", "text/html"), ("_repr_markdown_", "text/markdown")):
+                                rich = getattr(value, method, None)
+                                rich = rich() if callable(rich) else None
+                                if rich is not None:
+                                    data[mime] = rich
+                            outputs.append(nbformat.v4.new_output("execute_result", data=data, execution_count=n + 1))
+            finally:
+                display._display_sink.reset(token)
+            cell.outputs = outputs
+            cell.execution_count = n + 1
+    finally:
+        os.chdir(old_cwd)
+        with contextlib.suppress(ImportError):
+            import matplotlib.pyplot as plt
+
+            plt.close("all")
+    nbformat.write(nb, str(out_path))
