@@ -30,6 +30,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from axe_check import run_axe
 from site_build import SITE_KEY, built_site
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -301,6 +302,7 @@ class Visit:
     scheme_before: str | None = None
     scheme_after: str | None = None
     shots: dict[str, Path] = field(default_factory=dict)
+    axe: dict[str, dict] = field(default_factory=dict)  # "light"/"dark": axe-core's result
     problems: list[str] = field(default_factory=list)  # the visit itself went wrong
 
     def offsite(self) -> list[str]:
@@ -452,6 +454,7 @@ class Visitor:
             v.images = tab.evaluate(IMAGES_JS)
             v.switcher = {"links": tab.evaluate(SWITCHER_JS)}
             v.inspected = True
+            v.axe["light"] = run_axe(tab)
 
             # light, then dark: click the palette toggle as a reader would
             name = screenshot_name(sp)
@@ -469,6 +472,7 @@ class Visitor:
             )
             v.scheme_after = tab.evaluate("document.body.getAttribute('data-md-color-scheme')")
             tab.evaluate(SETTLE_JS)  # Mermaid redraws for the new scheme
+            v.axe["dark"] = run_axe(tab)
             v.shots["dark"] = folder / f"{name}-dark.png"
             tab.screenshot(path=str(v.shots["dark"]), full_page=True)
             # the palette choice is kept in localStorage: reset it for the next page

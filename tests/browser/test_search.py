@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html as htmlmod
 import re
-from urllib.parse import urlparse
+from urllib.parse import urljoin, urlparse
 
 import pytest
 
@@ -63,6 +63,9 @@ def search(context, base_url, lang, term) -> dict:
         for _ in range(4):
             box.fill("")
             box.type(term)
+            # Chinese is typed as inserted text, without the keyup Material searches on
+            # (an IME sends one): press End so the query is sent.
+            box.press("End")
             try:
                 tab.wait_for_selector(".md-search-result__item", timeout=10_000)
                 tab.wait_for_timeout(300)  # let the list settle
@@ -124,3 +127,83 @@ def test_search_results_link_to_pages_that_exist(searched, site_pages):
     if dead:
         pytest.fail(f"searching {term!r} on the {lang} site lists links to no page: {dead} "
                     f"(top results {found['pages'][:TOP]})", pytrace=False)
+
+
+# -- the reader's language (issue 15) ----------------------------------------------
+
+# (site language, query, anchor of the term's glossary entry): each term in both languages.
+DEFINED = [
+    ("zh", "合并访存", "coalescing"), ("en", "coalescing", "coalescing"),
+    ("zh", "线程束", "warp"), ("en", "warp", "warp"),
+    ("zh", "占用率", "occupancy"), ("en", "occupancy", "occupancy"),
+]
+CROSS = [  # a query in the other language still finds this site's glossary entry
+    ("en", "合并访存", "coalescing"), ("en", "线程束", "warp"), ("en", "占用率", "occupancy"),
+    ("zh", "coalescing", "coalescing"), ("zh", "warp", "warp"), ("zh", "occupancy", "occupancy"),
+]
+
+
+def _target(href: str) -> str:
+    u = urlparse(href)
+    return u.path + ("#" + u.fragment if u.fragment else "")
+
+
+def glossary_page(site_pages, lang):
+    pages = [p for p in site_pages if p.lang == lang and p.path.rstrip("/").endswith("glossary")]
+    assert pages, f"the {lang} site has no glossary page"
+    return pages[0]
+
+
+def explained_in(site_pages, lang, anchor) -> list[str]:
+    """The lecture sections the glossary entry ``anchor`` points to (its last paragraph
+    of links, 'Explained in' / '详见'), as site paths with fragments."""
+    page = glossary_page(site_pages, lang)
+    text = page.file.read_text(encoding="utf-8")
+    m = re.search(rf'<h3 id="{re.escape(anchor)}".*?(?=<h[23] )', text, re.S)
+    assert m, f"{page.id} has no entry #{anchor}"
+    paragraphs = re.findall(r"<p>(.*?)</p>", m.group(0), re.S)
+    hrefs = re.findall(r'<a href="([^"]+)"', paragraphs[-1]) if paragraphs else []
+    base = "http://site" + page.path
+    return [_target(urljoin(base, h)) for h in hrefs if not h.startswith(("http:", "https:"))]
+
+
+def in_language(path: str, lang: str) -> bool:
+    return path.startswith("/en/") == (lang == "en")
+
+
+@pytest.mark.parametrize("searched", PARAMS + [pytest.param((lang, q), id=f"{lang}-cross-{a}") for lang, q, a in CROSS],
+                         indirect=True)
+def test_search_results_stay_in_the_site_language(searched):
+    lang, term, found = searched
+    other = sorted({link for link in found["links"] if not in_language(link, lang)})
+    if not found["links"]:
+        pytest.fail(f"searching {term!r} on the {lang} site found nothing ({found['meta'].strip()!r})",
+                    pytrace=False)
+    if other:
+        pytest.fail(f"searching {term!r} on the {lang} site lists pages of the other language: {other}",
+                    pytrace=False)
+
+
+@pytest.mark.parametrize("searched,anchor", [pytest.param((lang, q), a, id=f"{lang}-{a}") for lang, q, a in DEFINED],
+                         indirect=["searched"])
+def test_first_result_is_the_section_that_explains_the_term(searched, anchor, site_pages):
+    lang, term, found = searched
+    sections = explained_in(site_pages, lang, anchor)
+    assert sections, f"the {lang} glossary entry #{anchor} links to no lecture section"
+    first = [_target(h) for h in (found["items"][0] if found["items"] else [])]
+    top = next((t for t in first if "#" in t), first[0] if first else None)
+    if top not in sections:
+        pytest.fail(f"searching {term!r} on the {lang} site: the first result is {top} "
+                    f"(then {first[1:4]}), not a section the glossary names for it: {sections}",
+                    pytrace=False)
+
+
+@pytest.mark.parametrize("searched,anchor", [pytest.param((lang, q), a, id=f"{lang}-cross-{a}") for lang, q, a in CROSS],
+                         indirect=["searched"])
+def test_query_in_either_language_finds_this_sites_glossary(searched, anchor, site_pages):
+    lang, term, found = searched
+    entry = glossary_page(site_pages, lang).path + "#" + anchor
+    targets = [_target(h) for links in found["items"] for h in links]
+    if entry not in targets:
+        pytest.fail(f"searching {term!r} on the {lang} site does not list the glossary entry {entry} "
+                    f"(results: {found['pages'][:TOP]})", pytrace=False)

@@ -1,0 +1,109 @@
+"""Accessibility of every page (WCAG 2.1 AA), in the light and the dark scheme.
+
+axe-core runs in each page the browser tests open (``conftest.Visitor``: once in the
+light scheme, once after the palette toggle switched to dark), so this adds one axe
+run per page and scheme, not another page load. Any serious or critical violation fails.
+
+The language markup is checked on the built HTML with Python's own HTML parser,
+independently of the hook that adds it.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+from axe_check import describe, serious
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_serious_violation(page_visit, scheme):
+    v = page_visit
+    result = v.axe.get(scheme)
+    if result is None:
+        pytest.fail(f"{v.page.id}: axe-core did not run in the {scheme} scheme "
+                    f"(the visit stopped before: {v.problems})", pytrace=False)
+    if "error" in result:
+        pytest.fail(f"{v.page.id}: {result['error']}", pytrace=False)
+    bad = serious(result)
+    if bad:
+        lines = "\n  ".join(describe(bad))
+        pytest.fail(f"{v.page.id} ({scheme}): axe-core {result['version']} finds "
+                    f"{sum(len(b['nodes']) for b in bad)} serious/critical problems:\n  {lines}",
+                    pytrace=False)
+
+
+# -- language of parts (WCAG 3.1.2) -------------------------------------------------
+
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+LATIN_WORD = re.compile(r"(?<![A-Za-z])[A-Za-z]{2,}(?![A-Za-z])")
+NOT_PROSE = {"script", "style", "pre", "code", "kbd", "samp", "svg", "math", "textarea",
+             "template", "mjx-container", "title", "head", "option", "select"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class _Text(HTMLParser):
+    """Text of the ``<body>`` outside code and math, each piece with its nearest ``lang``."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack: list[tuple[str, str | None, bool]] = []  # (tag, lang, skipped)
+        self.pieces: list[tuple[str, str | None]] = []
+        self.page_lang: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "html":
+            self.page_lang = a.get("lang")
+        if tag in VOID:
+            return
+        classes = set((a.get("class") or "").split())
+        parent_lang = self.stack[-1][1] if self.stack else self.page_lang
+        parent_skip = self.stack[-1][2] if self.stack else False
+        skip = parent_skip or tag in NOT_PROSE or bool(classes & {"arithmatex", "highlight", "highlight-ipynb", "md-search"})
+        self.stack.append((tag, a.get("lang", parent_lang), skip))
+
+    def handle_endtag(self, tag):
+        for i in range(len(self.stack) - 1, -1, -1):
+            if self.stack[i][0] == tag:
+                del self.stack[i:]
+                return
+
+    def handle_data(self, data):
+        if self.stack and not self.stack[-1][2] and data.strip():
+            self.pieces.append((data, self.stack[-1][1]))
+
+
+def unmarked(page) -> list[str]:
+    """Words of the other language whose nearest ``lang`` is still the page's own."""
+    parser = _Text()
+    parser.feed(page.file.read_text(encoding="utf-8"))
+    words = []
+    for text, lang in parser.pieces:
+        lang = (lang or "")[:2]
+        if lang == "zh":
+            words += LATIN_WORD.findall(text)
+        elif lang == "en":
+            words += HAN.findall(text)
+    return words
+
+
+def test_every_page_declares_its_language(site_pages):
+    wrong = []
+    for page in site_pages:
+        m = re.search(r'<html\b[^>]*\blang="([^"]+)"', page.file.read_text(encoding="utf-8"))
+        if not m or not m.group(1).startswith(page.lang):
+            wrong.append(f"{page.id}: <html lang={m.group(1) if m else None!r}>")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_words_of_the_other_language_carry_lang(site_pages):
+    """English terms in Chinese prose and Chinese in English prose are marked, so a
+    screen reader reads them with the right voice."""
+    bad = []
+    for page in site_pages:
+        words = unmarked(page)
+        if words:
+            bad.append(f"{page.id}: {len(words)} words without lang, e.g. {sorted(set(words))[:8]}")
+    assert not bad, "\n".join(bad)
