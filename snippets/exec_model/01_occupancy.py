@@ -190,6 +190,7 @@ show(
 # %%
 # --8<-- [start:limits]
 d = RTX4090
+em_cc = "{}.{}".format(*d.compute_capability)
 show(
     Table(
         rows=[
@@ -202,7 +203,7 @@ show(
             (T("每线程块最多线程", "threads per block, max"), d.max_threads_per_block),
             (T("SM 数量", "SMs"), d.sm_count),
         ],
-        columns=[T(f"{d.name}（compute capability 8.9）", f"{d.name} (compute capability 8.9)"), T("上限", "limit")],
+        columns=[T(f"{d.name}（compute capability {em_cc}）", f"{d.name} (compute capability {em_cc})"), T("上限", "limit")],
         fmt=[None, ","],
     )
 )
