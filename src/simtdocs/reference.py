@@ -118,7 +118,7 @@ class Block:
         self.tid = np.arange(self.nthreads, dtype=np.int32)[None, :]
         self.tx, self.ty, self.tz = self.tid % self.bdx, self.tid // self.bdx % self.bdy, self.tid // (self.bdx * self.bdy)
         self.lane, self.warp = self.tid % WARP, self.tid // WARP
-        ids = np.array([[linear]], np.int64)
+        ids = np.array([[linear]], np.int32)  # 32-bit, as blockIdx is
         self.bx, self.by, self.bz = ids % self.gdx, ids // self.gdx % self.gdy, ids // (self.gdx * self.gdy)
         self._block = (int(self.bx[0, 0]), int(self.by[0, 0]), int(self.bz[0, 0]))
         self._shared: list[Shared] = []
