@@ -46,7 +46,7 @@ LABEL = re.compile(
     r"arXiv:|Llama\s|Llama\s3\.\d\s|GTC\s|ISPASS\s|RTX\s|[Tt]esla\s[MK]|sm_|CC\s|v)$"
 )
 # "versions 3–5", "versions 2 and 3", "Version 2 → 3", "版本 4、5": the later numbers are labels too.
-LABEL_SEQ = re.compile(r"(?:[Vv]ersions?|版本|[Ee]xercises?|练习|§)\s?(?:\d+\s?(?:–|-|、|和|and|or|,|→)\s?)+$")
+LABEL_SEQ = re.compile(r"(?:[Vv]ersions?|版本|[Ee]xercises?|练习|§)\s?(?:\d+\s?(?:–|-|、|和|与|and|or|,|→)\s?)+$")
 #: Cited facts that happen to equal a literal of the page's code: (page, phrase, source).
 #: The number is a published figure, named with its source in the prose, not an input.
 CITED: list[tuple[str, str, str]] = [
