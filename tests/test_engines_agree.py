@@ -447,7 +447,10 @@ class Builder:
     def program(self, n):
         head = [f"def kernel(blk, T, R, {', '.join(name for name, *_ in self.arrays)}):",
                 "    lin = blk.bx + blk.gdx * (blk.by + blk.gdy * blk.bz)",
-                "    tid = blk.tid"]
+                "    tid = blk.tid",
+                "    for k, v in enumerate((blk.tx, blk.ty, blk.tz, blk.tid, blk.lane, blk.warp, blk.bx, blk.by, blk.bz)):",
+                "        R(-1 - k, lin, v)",
+                "    R(-10, lin, np.array([[blk.bdx, blk.bdy, blk.bdz, blk.gdx, blk.gdy, blk.gdz, blk.nthreads]]))"]
         source = "\n".join(head + self.lines) + "\n"
         tools = tuple(t for t in ("memcheck", "racecheck", "synccheck", "initcheck") if t in self.tools)
         return Program(source, self.block, self.grid, self.tables, self.arrays, tools, self.shared_bytes,
