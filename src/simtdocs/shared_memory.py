@@ -163,10 +163,14 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
                 _uninitialized(arr, site, run, int(np.argmax(unwritten)) // width, int(key[np.argmax(unwritten)]), lane_bytes)
         if "racecheck" in tools:
             _hazards(blk, arr, site, "read", key, warp, width, repeat)
-        out = np.zeros((B, blk.nthreads) + extra, arr.dtype)
         if same:
-            out[:, t] = arr.data[:, key].reshape((B, -1) + extra)
+            got = arr.data[:, _run(key)].reshape((B, -1) + extra)
+            if run.all:
+                return got
+            out = np.zeros((B, blk.nthreads) + extra, arr.dtype)
+            out[:, _run(t)] = got
         else:
+            out = np.zeros((B, blk.nthreads) + extra, arr.dtype)
             out[b, t] = data[key].reshape((-1,) + extra)
         return out
     values = per_thread(np.asarray(value, dtype=arr.dtype), B, blk.nthreads, site, "value", extra)
@@ -174,7 +178,7 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
         if "racecheck" in tools:
             _hazards(blk, arr, site, "write", key, warp, width, repeat)
         if same:
-            arr.data[:, key] = values[:, t].reshape(B, -1)
+            arr.data[:, _run(key)] = values[:, _run(t)].reshape(B, -1)
         else:
             data[key] = values[b, t].reshape(-1)
         arr.written[key] = True
@@ -189,6 +193,13 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
     out = np.zeros((B, blk.nthreads), arr.dtype)
     out[b, t] = old
     return out
+
+
+def _run(index: np.ndarray):
+    """``index`` as a slice when it is a run of consecutive integers (cheaper to move data by)."""
+    if index.size and index[-1] - index[0] == index.size - 1 and (np.diff(index) == 1).all():
+        return slice(int(index[0]), int(index[-1]) + 1)
+    return index
 
 
 def _mark(table: np.ndarray, key: np.ndarray, bit: np.ndarray) -> None:
