@@ -138,15 +138,18 @@ occupancy_figure  # a notebook draws the figure here; the lecture page shows it 
 # --8<-- [start:latency_table]
 # (warps resident on the SM, independent requests per warp, bytes per request)
 # A warp-wide float load moves 32 × 4 = 128 bytes; a float4 load 32 × 16 = 512 bytes.
-cases = [
-    (T("float，1 个请求", "float, 1 request"), 64, 1, 128),
-    (T("float，1 个请求", "float, 1 request"), 32, 1, 128),
-    (T("float，1 个请求", "float, 1 request"), 16, 1, 128),
-    (T("float，2 个请求（展开）", "float, 2 requests (unrolled)"), 16, 2, 128),
-    (T("float4，1 个请求", "float4, 1 request"), 16, 1, 512),
-    (T("float4，2 个请求", "float4, 2 requests"), 16, 2, 512),
-    (T("float4，4 个请求", "float4, 4 requests"), 8, 4, 512),
-]
+cases = [(64, 1, 128), (32, 1, 128), (16, 1, 128), (16, 2, 128), (16, 1, 512), (16, 2, 512), (8, 4, 512)]
+
+
+def how(req, size):
+    """The row's name, from its own numbers: 'float4, 2 requests (unrolled)'."""
+    kind = {128: "float", 512: "float4"}[size]
+    more = req > 1
+    return T(f"{kind}，{req} 个请求" + ("（展开）" if more else ""),
+             f"{kind}, {req} request{'s' if more else ''}" + (" (unrolled)" if more else ""))
+
+
+cases = [(how(req, size), w, req, size) for w, req, size in cases]
 rows = []
 for name, w, req, size in cases:
     lh = latency_hiding(w, req, size, device=H100)
