@@ -614,3 +614,54 @@ def test_invalid_launches_and_kernels_fail_alike(kernel, kw):
             engine(kernel, **kw, **extra)
         errors.append((type(info.value), str(info.value).splitlines()[0]))
     assert errors[0] == errors[1] == errors[2]
+
+
+# -- the lectures' kernels, side by side ----------------------------------------------------------
+
+def _lecture_cases():
+    import kernels as k
+
+    def f32(n):  # the same small integers on every call: exact sums, the same inputs for each engine
+        return np.random.default_rng(n).integers(0, 9, n).astype(np.float32)
+
+    N, T = 64, 128
+    return {
+        "vector_add": (k.vector_add, 4, 256, lambda: (f32(1000), f32(1000), np.zeros(1000, np.float32), 1000)),
+        "vector_add ragged block": (k.vector_add, 11, 100, lambda: (f32(1000), f32(1000), np.zeros(1000, np.float32), 1000)),
+        "bias_add": (k.bias_add, (5, 7), (16, 16), lambda: (f32(100 * 70), f32(100), 100, 70)),
+        "bias_add swapped": (k.bias_add, (7, 5), (16, 16), lambda: (f32(100 * 70), f32(100), 100, 70, True)),
+        "scale_grid_stride": (k.scale_grid_stride, 3, 128, lambda: (f32(1000), np.zeros(1000, np.float32), np.float32(3), 1000)),
+        "strided_read 3": (k.strided_read, 2, 32, lambda: (f32(200), 3)),
+        "strided_read float4": (k.strided_read, 1, 32, lambda: (f32(128), 1, 0, 4)),
+        "transpose_copy": (k.transpose_copy, (2, 2), (32, 8), lambda: (f32(N * N), np.zeros(N * N, np.float32), N)),
+        "transpose_naive": (k.transpose_naive, (2, 2), (32, 8), lambda: (f32(N * N), np.zeros(N * N, np.float32), N)),
+        "transpose_tiled": (k.transpose_tiled, (2, 2), (32, 8), lambda: (f32(N * N), np.zeros(N * N, np.float32), N, 0)),
+        "transpose_tiled padded": (k.transpose_tiled, (2, 2), (32, 8), lambda: (f32(N * N), np.zeros(N * N, np.float32), N, 1)),
+        "transpose_tiled no sync": (k.transpose_tiled, (2, 2), (32, 8), lambda: (f32(N * N), np.zeros(N * N, np.float32), N, 1, False)),
+        "transpose_tiled sync every row": (k.transpose_tiled, (2, 2), (32, 8),
+                                           lambda: (f32(N * N), np.zeros(N * N, np.float32), N, 1, True, True)),
+        "column_read": (k.column_read, 1, 32, lambda: (33,)),
+        "reverse": (k.reverse, 1, 256, lambda: (f32(256),)),
+        "reverse no sync": (k.reverse, 1, 256, lambda: (f32(256), False)),
+        "reduce_interleaved": (k.reduce_interleaved, 4, T, lambda: (f32(4 * T), np.zeros(4, np.float32))),
+        "reduce_strided_index": (k.reduce_strided_index, 4, T, lambda: (f32(4 * T), np.zeros(4, np.float32))),
+        "reduce_sequential": (k.reduce_sequential, 4, T, lambda: (f32(4 * T), np.zeros(4, np.float32))),
+        "reduce_warp_shuffle": (k.reduce_warp_shuffle, 4, T, lambda: (f32(8 * T), np.zeros(4, np.float32))),
+    }
+
+
+LECTURE = _lecture_cases()
+
+
+@pytest.mark.parametrize("name", list(LECTURE))
+def test_lecture_kernels_agree(name):
+    kernel, grid, block, make_args = LECTURE[name]
+    results = []
+    for engine, extra in ((reference.launch, {}), (simtdocs.launch, {}), (simtdocs.launch, {"blocks_per_pass": 3})):
+        args = make_args()
+        stats = engine(kernel, grid, block, args=args, **extra)
+        arrays = [a.tobytes() for a in args if isinstance(a, np.ndarray)]
+        races = [(r.kind, r.block, r.warp, r.other_warp, r.array, r.address, r.index, r.site, r.other_site)
+                 for r in stats.races]
+        results.append((arrays, stats.totals, dict(stats.by_site), races))
+    assert results[0] == results[1] == results[2]
