@@ -36,6 +36,7 @@ import tempfile
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / ".cache" / "page-weight"
@@ -274,10 +275,31 @@ def chromium() -> str | None:
     return next((p for p in candidates if os.access(p, os.X_OK)), None)
 
 
+_browser: dict = {}
+
+
+def _launch(exe: str):
+    """One Chromium for the whole build (both languages); closed by :func:`close_browser`."""
+    if "browser" not in _browser:
+        from playwright.sync_api import sync_playwright
+
+        _browser["pw"] = sync_playwright().start()
+        _browser["browser"] = _browser["pw"].chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+    return _browser["browser"]
+
+
+def close_browser() -> None:
+    browser, pw = _browser.pop("browser", None), _browser.pop("pw", None)
+    if browser is not None:
+        browser.close()
+    if pw is not None:
+        pw.stop()
+
+
 def draw_diagrams(output: str, page_dir: Path, count: int, where: str) -> list[str] | None:
     """The shadow-root content Material draws for each diagram of this page, or None without a browser."""
     try:
-        from playwright.sync_api import sync_playwright
+        import playwright.sync_api  # noqa: F401
     except ImportError:
         _no_browser.append("Playwright's Python client is not installed")
         return None
@@ -291,19 +313,17 @@ def draw_diagrams(output: str, page_dir: Path, count: int, where: str) -> list[s
                                      delete=False, encoding="utf-8") as f:
         f.write(output)
     try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
-            try:
-                ctx = browser.new_context(color_scheme="light")
-                ctx.add_init_script(OPEN_SHADOW)
-                tab = ctx.new_page()
-                tab.goto(Path(f.name).as_uri(), wait_until="load")
-                handle = tab.wait_for_function(DIAGRAMS_JS, arg=count, timeout=60_000)
-                return handle.json_value()
-            except Exception as exc:
-                raise PluginError(f"{where}: Mermaid diagrams were not drawn in Chromium: {exc}") from None
-            finally:
-                browser.close()
+        ctx = _launch(exe).new_context(color_scheme="light")
+        try:
+            ctx.add_init_script(OPEN_SHADOW)
+            tab = ctx.new_page()
+            tab.goto(Path(f.name).as_uri(), wait_until="load")
+            return tab.wait_for_function(DIAGRAMS_JS, arg=count, timeout=60_000).json_value()
+        finally:
+            ctx.close()
+    except Exception as exc:
+        close_browser()
+        raise PluginError(f"{where}: Mermaid diagrams were not drawn in Chromium: {exc}") from None
     finally:
         os.unlink(f.name)
 
@@ -347,8 +367,17 @@ def on_post_page(output, page, config, **kwargs):
     return prerender_mermaid(output, page_dir.parent, f"docs/{page.file.src_uri}")
 
 
+@event_priority(-200)  # after mkdocs-static-i18n (-100) has built the other languages
 def on_post_build(config, **kwargs):
+    i18n = config["plugins"].get("i18n")
+    if i18n is not None and getattr(i18n, "building", False):
+        return  # a nested per-language build: the browser serves the next language too
+    close_browser()
     if _no_browser:
         log.info("Mermaid diagrams are drawn in the reader's browser (%s); install Chromium and "
                  "Playwright to draw them at build time.", _no_browser[0])
         _no_browser.clear()
+
+
+def on_build_error(error, **kwargs):
+    close_browser()
