@@ -23,7 +23,6 @@ processes (two at a time), so a changed simulator is picked up by ``mkdocs serve
 from __future__ import annotations
 
 import hashlib
-import html.parser
 import io
 import json
 import os
