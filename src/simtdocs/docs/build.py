@@ -379,15 +379,29 @@ def run_jobs(jobs: list[Job], root: Path, limit: float, workers: int, extra=()) 
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
+        from concurrent.futures import TimeoutError as FutureTimeout
+
         ctx = multiprocessing.get_context("spawn")
-        # Slowest first (by last run's time, else by size): the build ends when the last task ends.
+        # Longest chains first: the build ends when the last task ends.
         jobs = sorted(jobs, key=lambda j: -len(j.blocks))
         pool = ProcessPoolExecutor(max(1, min(workers, len(jobs) + len(extra))), mp_context=ctx,
                                    initializer=_worker_init, initargs=(str(root),))
+        # A block stuck where the time-limit signal cannot reach it (inside C code) must not
+        # hang the build: give up on the whole pool after every block's limit plus a margin.
+        deadline = time.monotonic() + (limit or DEFAULT_TIME_LIMIT) * sum(len(j.blocks) for j in jobs) + 300
         try:
             futures = [pool.submit(run_job, j, str(root), limit) for j in jobs]
             side = [pool.submit(fn, *args) for fn, args in extra]
-            results = [f.result() for f in futures]
+            results = []
+            for j, f in zip(jobs, futures):
+                try:
+                    results.append(f.result(timeout=max(deadline - time.monotonic(), 0)))
+                except FutureTimeout:
+                    for proc in list(getattr(pool, "_processes", {}).values()):
+                        proc.terminate()
+                    b = j.blocks[0]
+                    raise BlockError(f"{b.page}:{b.line}: code block did not finish (the worker running it "
+                                     "was stopped; is it stuck in a long computation?)") from None
             if not any("error" in r for r in results):
                 for f in side:
                     f.exception()  # wait; mkdocs-jupyter reports a failing notebook itself
