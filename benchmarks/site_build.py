@@ -103,7 +103,7 @@ def main() -> int:
     for name, dt, cpu, status in rows:
         print(f"  {name:<{width}}  {dt:6.1f} s  {cpu:6.1f} s  {status}")
     print(f"  load after: {os.getloadavg()[0]:.1f}. Wall time is what the author waits; CPU is user+sys of the")
-    print("  build, its worker processes and notebook kernels: on a busy machine it moves much less than wall.")
+    print("  build and its worker processes: on a busy machine it moves much less than wall.")
     return 0 if all(r[-1] == "ok" for r in rows) else 1
 
 
