@@ -451,7 +451,9 @@ class Builder:
                 "    for k, v in enumerate((blk.tx, blk.ty, blk.tz, blk.tid, blk.lane, blk.warp, blk.bx, blk.by, blk.bz)):",
                 "        R(-1 - k, lin, v)",
                 "    R(-10, lin, np.array([[blk.bdx, blk.bdy, blk.bdz, blk.gdx, blk.gdy, blk.gdz, blk.nthreads]]))"]
-        source = "\n".join(head + self.lines) + "\n"
+        # Every value again at the end: a returned array must not change when memory does.
+        tail = [f"    R({1000 + int(name[1:])}, lin, {name})" for name, _, _ in self.regs]
+        source = "\n".join(head + self.lines + tail) + "\n"
         tools = tuple(t for t in ("memcheck", "racecheck", "synccheck", "initcheck") if t in self.tools)
         return Program(source, self.block, self.grid, self.tables, self.arrays, tools, self.shared_bytes,
                        f"<random kernel {n}>", frozenset(self.risks))
@@ -665,3 +667,20 @@ def test_lecture_kernels_agree(name):
                  for r in stats.races]
         results.append((arrays, stats.totals, dict(stats.by_site), races))
     assert results[0] == results[1] == results[2]
+
+
+def test_loaded_values_do_not_change_when_memory_does():
+    def k(blk, a, out):
+        s = blk.shared(4, np.int32, name="s")
+        blk.store(s, blk.tx, blk.tx)
+        v = blk.load(s, blk.tx)
+        w = blk.load(a, blk.bx * 4 + blk.tx)
+        blk.store(s, blk.tx, 9)  # same warp: no race, and v keeps what it read
+        blk.store(a, blk.bx * 4 + blk.tx, 9 + 0 * blk.tx)
+        blk.store(out, blk.bx * 8 + blk.tx, v)
+        blk.store(out, blk.bx * 8 + 4 + blk.tx, w)
+
+    for engine in (reference.launch, simtdocs.launch):
+        a, out = np.arange(8, dtype=np.int32), np.zeros(16, np.int32)
+        engine(k, 2, 4, args=(a, out))
+        assert out.tolist() == [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7], engine.__module__
