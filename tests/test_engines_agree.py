@@ -39,7 +39,7 @@ BLOCKS = [(32,), (64,), (1,), (7,), (33,), (100,), (130,), (16, 16), (8, 4), (32
           (3, 3, 3), (32, 8), (1024,)]
 GRIDS = [(1,), (2,), (3,), (4,), (2, 2), (1, 2, 2), (3, 1, 1), (7,), (2, 3)]
 OPS = ["gload", "gload", "gstore", "gstore", "sload", "sload", "sstore", "sstore", "branch", "alu", "sync",
-       "syncwarp", "shuffle", "shuffle", "vote", "atomic", "atomic"]
+       "syncwarp", "shuffle", "shuffle", "vote", "atomic", "atomic", "inplace"]
 ALL = frozenset(OPS) | {"errors", "views", "wide", "tools", "dynamic", "index_dtypes", "tuple"}
 
 
@@ -364,6 +364,12 @@ class Builder:
             cond = self.table(self.rng.random((self.nb, self.T)) < 0.5)
         name = self.record(f"blk.branch({cond}, mask={self.mask()})", 1, "bool")
         self.masks.append(name)
+
+    def op_inplace(self):
+        """``v += 1`` on a value a blk call returned: it is the kernel's own array."""
+        nums = [n for n, w, kind in self.regs if kind == "num"]
+        if nums:
+            self.emit(f"{self.c.choice(nums)} += 1")
 
     def op_alu(self):
         self.emit(f"blk.alu({self.c.integers(1, 3)}, mask={self.mask()})")
