@@ -217,6 +217,9 @@ def column_read_ways(stats):
 
 N = 512
 glue("p2_tr_size", f"{N}×{N}")
+glue("p2_tr_block", f"{TILE}×{ROWS}")  # threads per block
+glue("p2_tr_tile", f"{TILE}×{TILE}")
+glue("p2_tr_per_thread", TILE // ROWS)  # elements each thread moves
 A = np.random.default_rng(5).random((N, N), dtype=np.float32)
 versions = [  # (name, kernel, extra arguments after A, B, N, expected B)
     (T("copy（参照）", "copy (reference)"), copy, (), A),
