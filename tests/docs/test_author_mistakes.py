@@ -129,6 +129,22 @@ def test_the_same_name_glued_twice_with_two_values_names_both_lines(site):
         """, "docs/m.md:10", "already glued at docs/m.md:5")
 
 
+def test_the_same_name_glued_twice_even_with_one_value_is_an_error(site):
+    fails(site, """
+        Value {{ n }}.
+
+        ```python
+        from simtdocs.docs import glue
+        glue("n", 1)
+        ```
+
+        ```python
+        from simtdocs.docs import glue
+        glue("n", 1)
+        ```
+        """, "docs/m.md:10", "again, with the same value: already glued at docs/m.md:5")
+
+
 def test_glue_twice_in_one_block_is_an_error(site):
     fails(site, """
         ```python

@@ -511,10 +511,11 @@ class Site:
                 at = g.get("at")
                 src = chain[at[0]] if at and at[0] < len(chain) else b
                 where = _loc(src.where, src.page, src.line, at[1]) if at else f"{b.page}:{b.line}"
-                if name in glued and glued[name][1] != where and glued[name][0] != g["text"]:
+                if name in glued and glued[name][1] != where:
+                    same = "the same value" if glued[name][0] == g["text"] else "another value"
                     raise BlockError(
-                        f"{where}: glue({name!r}) again, with another value: already glued at "
-                        f"{glued[name][1]}; a page shows one value per name, so one of them is wrong"
+                        f"{where}: glue({name!r}) again, with {same}: already glued at "
+                        f"{glued[name][1]}; a page shows one value per name, so glue it once"
                     )
                 glued[name] = (g["text"], where)
         lines = plan.markdown.split("\n")
