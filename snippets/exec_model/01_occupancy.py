@@ -178,8 +178,10 @@ def draw_timeline():
 show(
     Figure(
         draw_timeline,
-        alt=T("两条时间线：2 个 warp 时调度器大半时间空闲，5 个 warp 时始终有 warp 可发射",
-              "Two timelines: with 2 warps the scheduler is idle most of the time, with 5 it always has a warp to issue"),
+        alt=T(f"两条时间线，每个 warp 计算 {COMPUTE} 个周期（彩色）后等待 {STALL} 个周期（灰色）："
+              f"{few} 个 warp 时调度器只在 {busy[few]:.0%} 的周期里发射指令，{many} 个 warp 时是 {busy[many]:.0%}。",
+              f"Two timelines in which each warp computes for {COMPUTE} cycles (colour), then waits {STALL} (grey): "
+              f"with {few} warps the scheduler issues in only {busy[few]:.0%} of the cycles, with {many} in {busy[many]:.0%}."),
         caption=T(f"延迟隐藏：每个 warp 计算 {COMPUTE} 个周期后等待 {STALL} 个周期的访存（示意数字）",
                   f"Latency hiding: each warp computes for {COMPUTE} cycles, then waits {STALL} cycles for memory (illustrative numbers)"),
     )
@@ -309,7 +311,8 @@ def draw_little():
         frac = [latency_hiding(int(x), requests_per_warp=k, device=RTX4090).fraction for x in w]
         ax.plot(w, frac, label=str(T(f"每 warp {k} 个独立 load", f"{k} independent load(s) per warp")))
     ax.axvline(occ.warps_per_sm, color="0.5", ls="--")
-    ax.text(occ.warps_per_sm + 0.5, 0.55, str(T("64 寄存器/线程\n时的上限", "limit at 64\nregisters/thread")), fontsize=8)
+    ax.text(occ.warps_per_sm + 0.5, 0.55, str(T(f"{EX_REGS} 寄存器/线程\n时的上限", f"limit at {EX_REGS}\nregisters/thread")),
+            fontsize=8)
     ax.set_xlabel(str(T("每 SM 驻留 warp 数", "resident warps per SM")))
     ax.set_ylabel(str(T("可达到的 DRAM 带宽份额", "share of DRAM bandwidth reached")))
     ax.set_ylim(0, 1.05)
@@ -325,8 +328,14 @@ def draw_little():
 show(
     Figure(
         draw_little,
-        alt=T("三条曲线：带宽份额随驻留 warp 数线性上升直至饱和，每 warp 的独立 load 越多饱和越早",
-              "Three curves: the bandwidth share rises linearly with resident warps until it saturates; more independent loads per warp saturate earlier"),
+        alt=T(f"{RTX4090.name} 一个 SM 可达到的 DRAM 带宽份额随驻留 warp 数（0 到 {RTX4090.max_warps_per_sm}）直线上升，"
+              f"每 warp {'、'.join(str(k) for k in ilps)} 个独立 load 时分别在 "
+              f"{'、'.join(str(warps_needed[k]) for k in ilps)} 个 warp 处达到 100%；"
+              f"虚线标出每线程 {EX_REGS} 个寄存器时最多驻留的 {occ.warps_per_sm} 个 warp。",
+              f"Share of DRAM bandwidth one {RTX4090.name} SM reaches against resident warps (0 to {RTX4090.max_warps_per_sm}), "
+              f"rising in a straight line: with {', '.join(str(k) for k in ilps)} independent loads per warp it reaches "
+              f"100% at {', '.join(str(warps_needed[k]) for k in ilps)} warps. A dashed line marks the "
+              f"{occ.warps_per_sm} warps that fit at {EX_REGS} registers per thread."),
         caption=T("利特尔定律：RTX 4090 的一个 SM 要喂满自己那份带宽，需要多少个 warp 在等数据",
                   "Little's law: how many warps must be waiting for data to keep one RTX 4090 SM's share of bandwidth busy"),
     )

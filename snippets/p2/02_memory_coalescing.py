@@ -119,8 +119,12 @@ glue("p2_broadcast_eff", by_name["broadcast (all read one)"][4], ".0%")
 
 # %%
 # --8<-- [start:sector_figure]
-def draw_sector_map(names=("contiguous", "misaligned by 1", "stride 2", "stride 8", "broadcast (all read one)")):
-    label = {p[0].en: p[0] for p in patterns}
+SECTOR_MAP = ("contiguous", "misaligned by 1", "stride 2", "stride 8", "broadcast (all read one)")  # English names
+pattern_label = {p[0].en: p[0] for p in patterns}
+SPAN = 1024  # bytes of address drawn
+
+
+def draw_sector_map(names=SECTOR_MAP):
     fig, axes = figure(len(names), 1, figsize=(7.5, 1.3 * len(names)), sharex=True)
     for ax, name in zip(axes, names):
         first, last, counted = access[name]
@@ -128,14 +132,14 @@ def draw_sector_map(names=("contiguous", "misaligned by 1", "stride 2", "stride 
         assert touched.size == counted  # the picture shows what the simulator counted
         for s in touched:
             ax.axvspan(32 * s, 32 * s + 32, color="tab:orange", alpha=0.35, lw=0)
-        for b in range(0, 1025, 32):
+        for b in range(0, SPAN + 1, 32):
             ax.axvline(b, color="grey", lw=0.3)
         ax.hlines(lane, first, last + 1, color="tab:blue", lw=3)
-        ax.set_xlim(0, 1024)
+        ax.set_xlim(0, SPAN)
         ax.set_ylim(-2, 33)
         ax.set_yticks([0, 16, 31])
         ax.set_ylabel("lane", fontsize=8)
-        n = label[name]
+        n = pattern_label[name]
         ax.set_title(str(T(f"{n.zh}：{counted} 个 sector", f"{n.en}: {counted} sector{'' if counted == 1 else 's'}")), fontsize=9, loc="left")
     axes[-1].set_xlabel(str(T("字节地址（灰线：32 字节 sector 的边界；橙色：被搬运的 sector）",
                               "byte address (grey lines: 32-byte sector boundaries; orange: sectors moved)")))
@@ -143,10 +147,15 @@ def draw_sector_map(names=("contiguous", "misaligned by 1", "stride 2", "stride 
     return fig
 
 
+sector_counts = [(pattern_label[name], access[name][2]) for name in SECTOR_MAP]  # (name, sectors the simulator counted)
 sector_figure = Figure(
     draw_sector_map,
-    alt=T("五种访问模式下，一个 warp 的 32 个 lane 各自读的字节，以及被搬运的 32 字节 sector",
-          "For five access patterns, the bytes each of a warp's 32 lanes reads and the 32-byte sectors moved"),
+    alt=T(f"{len(sector_counts)} 种访问模式下，一个 warp 的 {lane.size} 个 lane 各自读的字节（地址 0 到 {SPAN:,}）"
+          f"和被搬运的 32 字节 sector。每条 load 搬运的 sector 数——"
+          f"{'；'.join(f'{n.zh}：{k} 个' for n, k in sector_counts)}。",
+          f"For {len(sector_counts)} access patterns, the bytes each of a warp's {lane.size} lanes reads (addresses 0 to "
+          f"{SPAN:,}) and the 32-byte sectors moved. Sectors per load: "
+          f"{', '.join(f'{k} for {n.en}' for n, k in sector_counts)}."),
     caption=T("纵轴是 lane，蓝色短线是它读的 4 个字节；橙色是这条 warp load 要搬运的 sector。"
               f"连续访问 {by_name['contiguous'][1]} 个 sector 就够了；跨度 8 时每个 lane 独占一个 sector，"
               f"搬 {by_name['stride 8'][2]:,} 字节只用 {by_name['stride 8'][3]:,} 字节；"

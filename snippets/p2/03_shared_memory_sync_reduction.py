@@ -56,7 +56,10 @@ glue("p2_stride_even_mod", EXAMPLES["even"] % 32)
 
 # %%
 # --8<-- [start:bank_figure]
-def draw_bank_map(shown=(1, 2, 32, 33)):
+BANK_MAP = (1, 2, 32, 33)  # the strides drawn
+
+
+def draw_bank_map(shown=BANK_MAP):
     from matplotlib.colors import LogNorm
 
     fig, axes = figure(1, len(shown), figsize=(2.3 * len(shown), 3.2), sharey=True)
@@ -75,10 +78,14 @@ def draw_bank_map(shown=(1, 2, 32, 33)):
     return fig
 
 
+banks_used = {s: len(np.unique(lane * s % 32)) for s in BANK_MAP}
 bank_figure = Figure(
     draw_bank_map,
-    alt=T("跨度为 1、2、32、33 个字时，一个 warp 的 32 个 lane 各自落在哪个 bank",
-          "Which bank each of a warp's 32 lanes lands in, for strides of 1, 2, 32 and 33 words"),
+    alt=T(f"跨度为 {'、'.join(str(s) for s in BANK_MAP)} 个字时，一个 warp 的 {lane.size} 个 lane 各自落在哪个 bank。"
+          f"用到的 bank 数：{'，'.join(f'跨度 {s} 为 {banks_used[s]} 个（{ways[s]:.0f} 路冲突）' for s in BANK_MAP)}。",
+          f"Which bank each of a warp's {lane.size} lanes lands in, for strides of "
+          f"{', '.join(str(s) for s in BANK_MAP)} words. Banks used: "
+          f"{', '.join(f'{banks_used[s]} ({ways[s]:.0f}-way) for stride {s}' for s in BANK_MAP)}."),
     caption=T("每个点是一个 lane（纵轴）访问的 bank（横轴），颜色越深，这个 bank 上挤的 lane 越多。"
               f"跨度 2 只用到一半的 bank（{ways[2]:.0f} 路冲突）；跨度 32 全部挤进 bank 0（{ways[32]:.0f} 路）；"
               f"多垫一个字（跨度 33），32 个 lane 又散到 {len(np.unique(lane * 33 % 32))} 个 bank 上。",

@@ -90,21 +90,27 @@ glue("p2b_r64_occ", occupancy(STAIR_THREADS, STAIR_REGS, 0, device=H100).occupan
 glue("p2b_r65_occ", occupancy(STAIR_THREADS, STAIR_REGS + 1, 0, device=H100).occupancy, ".1%")
 
 
+# The curves: occupancy against registers per thread (no shared memory), and against shared
+# memory per block (at SMEM_REGS registers per thread).
+reg_range = np.arange(16, 256)
+by_regs = {t: [occupancy(t, int(r), 0, device=H100).occupancy for r in reg_range] for t in (128, 256, 512)}
+smem_range = np.arange(0, 228)
+SMEM_REGS = 32
+by_smem = {t: [occupancy(t, SMEM_REGS, int(k) * KB, device=H100).occupancy for k in smem_range] for t in (128, 256)}
+
+
 def draw_occupancy():
     fig, (left, right) = figure(1, 2, figsize=(9, 3.4), sharey=True)
-    regs = np.arange(16, 256)
-    for threads in (128, 256, 512):
-        occ = [occupancy(threads, r, 0, device=H100).occupancy for r in regs]
-        left.step(regs, occ, where="post", label=str(T(f"{threads} 线程/块", f"{threads} threads/block")))
+    for threads, occ in by_regs.items():
+        left.step(reg_range, occ, where="post", label=str(T(f"{threads} 线程/块", f"{threads} threads/block")))
     left.set_xlabel(str(T("每线程寄存器数", "registers per thread")))
     left.set_ylabel(str(T("占用率", "occupancy")))
     left.set_title(str(T("寄存器（无共享内存）", "registers (no shared memory)")), fontsize=10)
-    smem_kb = np.arange(0, 228)
-    for threads in (128, 256):
-        occ = [occupancy(threads, 32, s * KB, device=H100).occupancy for s in smem_kb]
-        right.step(smem_kb, occ, where="post", label=str(T(f"{threads} 线程/块", f"{threads} threads/block")))
+    for threads, occ in by_smem.items():
+        right.step(smem_range, occ, where="post", label=str(T(f"{threads} 线程/块", f"{threads} threads/block")))
     right.set_xlabel(str(T("每块共享内存 (KB)", "shared memory per block (KB)")))
-    right.set_title(str(T("共享内存（32 寄存器/线程）", "shared memory (32 registers/thread)")), fontsize=10)
+    right.set_title(str(T(f"共享内存（{SMEM_REGS} 寄存器/线程）", f"shared memory ({SMEM_REGS} registers/thread)")),
+                    fontsize=10)
     for ax in (left, right):
         ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
         ax.set_ylim(0, 1.05)
@@ -114,10 +120,26 @@ def draw_occupancy():
     return fig
 
 
+def steps(xs, occ):
+    """(x, occupancy from x on) wherever the staircase occ changes, starting with its first value."""
+    return [(x, f"{o * 100:g}%") for i, (x, o) in enumerate(zip(xs, occ)) if i == 0 or o != occ[i - 1]]
+
+
+# For the alt text: the coarsest staircase of each panel in full, and how many steps the finest has.
+big_r, big_s, small_t = max(by_regs), max(by_smem), min(by_regs)
+left_steps, right_steps = steps(reg_range, by_regs[big_r]), steps(smem_range, by_smem[big_s])
+n_left, n_right = len(steps(reg_range, by_regs[small_t])) - 1, len(steps(smem_range, by_smem[small_t])) - 1
 occupancy_figure = Figure(
     draw_occupancy,
-    alt=T("占用率随每线程寄存器数和每块共享内存下降的阶梯图",
-          "staircases of occupancy falling with registers per thread and with shared memory per block"),
+    alt=T(f"H100 理论占用率的阶梯图。左图横轴是每线程寄存器数（{reg_range[0]} 到 {reg_range[-1]}），{big_r} 线程的块"
+          f"{'、'.join(f'从 {x} 起 {o}' for x, o in left_steps)}；右图横轴是每块共享内存（{smem_range[0]} 到 "
+          f"{smem_range[-1]} KB），{big_s} 线程的块{'、'.join(f'从 {x} KB 起 {o}' for x, o in right_steps)}；"
+          f"{small_t} 线程的块台阶更细（左图 {n_left} 级，右图 {n_right} 级）。",
+          f"Staircases of theoretical occupancy on an H100. Left, against registers per thread ({reg_range[0]} to "
+          f"{reg_range[-1]}), {big_r}-thread blocks have {', '.join(f'{o} from {x}' for x, o in left_steps)}; right, against "
+          f"shared memory per block ({smem_range[0]} to {smem_range[-1]} KB), {big_s}-thread blocks have "
+          f"{', '.join(f'{o} from {x} KB' for x, o in right_steps)}; {small_t}-thread blocks come down in finer steps "
+          f"({n_left} on the left, {n_right} on the right)."),
     caption=T("H100 的理论占用率：左边随每线程寄存器数变化，右边随每块共享内存变化。"
               f"块数只能取整数，所以曲线是阶梯；512 线程的块在寄存器超过 {cliff} 个后一个也放不下。",
               "Theoretical occupancy on an H100, against registers per thread (left) and shared memory "
@@ -185,14 +207,18 @@ latency_ns = latency_hiding(1, device=H100).latency_s * 1e9  # the assumed memor
 glue("p2b_lh_enough", enough)
 
 
+# The curves: (requests per warp, bytes per request, label) -> fraction reached with 1, 2, ... warps.
+warp_range = np.arange(1, H100.max_warps_per_sm + 1)
+settings = [(1, 128, "float × 1"), (2, 128, "float × 2"), (1, 512, "float4 × 1"),
+            (2, 512, "float4 × 2"), (4, 512, "float4 × 4")]
+bw_fraction = {label: [latency_hiding(int(k), req, size, device=H100).fraction for k in warp_range]
+               for req, size, label in settings}
+
+
 def draw_latency():
     fig, ax = figure(figsize=(6.4, 3.6))
-    w = np.arange(1, H100.max_warps_per_sm + 1)
-    settings = [(1, 128, "float × 1"), (2, 128, "float × 2"), (1, 512, "float4 × 1"),
-                (2, 512, "float4 × 2"), (4, 512, "float4 × 4")]
-    for req, size, label in settings:
-        frac = [latency_hiding(int(k), req, size, device=H100).fraction for k in w]
-        ax.plot(w, frac, label=label)
+    for label, frac in bw_fraction.items():
+        ax.plot(warp_range, frac, label=label)
     ax.set_xlabel(str(T(f"每个 SM 上的 warp 数（占用率 = warp 数 / {H100.max_warps_per_sm}）",
                         f"warps per SM (occupancy = warps / {H100.max_warps_per_sm})")))
     ax.set_ylabel(str(T("能拿到的 HBM 带宽占比", "fraction of HBM bandwidth reached")))
@@ -205,10 +231,22 @@ def draw_latency():
     return fig
 
 
+# For the alt text: the fewest warps at which each curve reaches 100 %, or where it ends short of it.
+full_at = {label: next((int(k) for k, f in zip(warp_range, frac) if f >= 1), None) for label, frac in bw_fraction.items()}
+reach = [(label, w) for label, w in full_at.items() if w is not None]
+short = [(label, bw_fraction[label][-1]) for label, w in full_at.items() if w is None]
+last = warp_range[-1]
 latency_figure = Figure(
     draw_latency,
-    alt=T("带宽占比随 warp 数线性上升，每个 warp 在途字节越多，越早达到 100%",
-          "fraction of bandwidth rising linearly with warps, reaching 100% sooner when each warp has more bytes in flight"),
+    alt=T(f"H100 上能拿到的 HBM 带宽占比随每个 SM 的 warp 数（{warp_range[0]} 到 {last}）直线上升，封顶于 100%，"
+          f"每条线是一种读法（load 类型 × 每 warp 请求数）。达到 100% 所需的 warp 数："
+          + "，".join(f"{label} 要 {w} 个" for label, w in reach)
+          + "".join(f"；{label} 到 {last} 个也只有 {f:.0%}" for label, f in short) + "。",
+          f"Fraction of HBM bandwidth an H100 reaches against warps per SM ({warp_range[0]} to {last}), rising in a "
+          f"straight line until it caps at 100%, one line per way of reading (load type × requests per warp). "
+          f"Warps needed for 100%: "
+          + ", ".join(f"{w} for {label}" for label, w in reach)
+          + "".join(f"; {label} reaches only {f:.0%} at {last}" for label, f in short) + "."),
     caption=T(f"利特尔定律（H100，假设访存延迟 {latency_ns:.0f} ns）：在途字节 = warp 数 × 每 warp 请求数 × 每请求字节数。"
               f"每个线程只读一个 float 时，{H100.max_warps_per_sm} 个 warp 也喂不饱带宽；"
               f"用 float4、每个 warp 2 个请求，{enough} 个 warp 就够了。",
@@ -289,27 +327,38 @@ show(Table(rows, columns=[
 
 # %%
 # --8<-- [start:waves_figure]
+grid_blocks = np.arange(1, 801)
+utilisation = {per_sm: [waves(int(b), per_sm, device=H100).utilisation for b in grid_blocks] for per_sm in (1, 2)}
+
+
 def draw_waves():
     fig, ax = figure(figsize=(6.4, 3.4))
-    blocks = np.arange(1, 801)
-    for per_sm in (1, 2):
-        util = [waves(int(b), per_sm, device=H100).utilisation for b in blocks]
-        ax.plot(blocks, util, label=str(T(f"每 SM {per_sm} 个块", f"{per_sm} block(s) per SM")))
+    for per_sm, util in utilisation.items():
+        ax.plot(grid_blocks, util, label=str(T(f"每 SM {per_sm} 个块", f"{per_sm} block(s) per SM")))
     ax.set_xlabel(str(T("网格的块数", "blocks in the grid")))
     ax.set_ylabel(str(T("SM 利用率", "SM utilisation")))
     ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
     ax.set_ylim(0, 1.05)
-    ax.set_xlim(0, blocks[-1])
+    ax.set_xlim(0, grid_blocks[-1])
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
 
 
+# For the alt text: blocks per wave, and the utilisation one block after each full wave (at the fewest blocks per SM).
+wave = {per_sm: waves(1, per_sm, device=H100).capacity for per_sm in utilisation}
+low = min(utilisation)
+drops = [(b, utilisation[low][b - 1]) for b in grid_blocks[wave[low]::wave[low]]]  # b = k * wave + 1
 waves_figure = Figure(
     draw_waves,
-    alt=T("SM 利用率随块数呈锯齿：每满一波回到 100%，多出一个块就骤降",
-          "SM utilisation as a sawtooth against block count: 100% at every full wave, a sharp drop one block later"),
+    alt=T(f"H100（{H100.sm_count} 个 SM）上 SM 利用率随网格块数（{grid_blocks[0]} 到 {grid_blocks[-1]}）呈锯齿，"
+          f"一波是 {'、'.join(f'{w} 个块（每 SM {p} 个块时）' for p, w in wave.items())}。每满一波是 100%；"
+          f"每 SM {low} 个块时多一个块就跌到 {'、'.join(f'{u:.1%}（{b} 块）' for b, u in drops)}。",
+          f"SM utilisation of an H100 ({H100.sm_count} SMs) against blocks in the grid ({grid_blocks[0]} to "
+          f"{grid_blocks[-1]}), a sawtooth with a wave of {', '.join(f'{w} blocks at {p} per SM' for p, w in wave.items())}. "
+          f"It is 100% at every full wave; at {low} per SM one block more drops it to "
+          f"{', '.join(f'{u:.1%} ({b} blocks)' for b, u in drops)}."),
     caption=T(f"H100 上网格的 SM 利用率（{H100.sm_count} 个 SM）。块数刚好是一波容量的整数倍时是 100%；"
               "多一个块就要多跑一整波。块数越多，锯齿越浅。",
               f"SM utilisation of a grid on an H100 ({H100.sm_count} SMs). It is 100% when the block count is a whole "

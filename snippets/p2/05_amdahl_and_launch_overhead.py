@@ -54,10 +54,13 @@ glue("p2_gustafson_1pct", gustafson(SMALL, lanes), ",.0f")
 
 # %%
 # --8<-- [start:speedup_figure]
+CURVES_S = (0.01, 0.05, 0.10)  # the serial fractions drawn
+
+
 def draw_speedup():
     n = np.unique(np.logspace(0, np.log10(lanes), 200).round())
     fig, ax = figure(figsize=(6.4, 4))
-    for s, colour in zip((0.01, 0.05, 0.10), ("tab:blue", "tab:orange", "tab:green")):
+    for s, colour in zip(CURVES_S, ("tab:blue", "tab:orange", "tab:green")):
         ax.plot(n, [amdahl(s, k) for k in n], color=colour, label=f"Amdahl, s = {s:.0%}")
         ax.plot(n, [gustafson(s, k) for k in n], color=colour, ls="--", label=f"Gustafson, s = {s:.0%}")
         ax.plot([lanes], [amdahl(s, lanes)], "o", color=colour)  # the table's points
@@ -73,10 +76,21 @@ def draw_speedup():
     return fig
 
 
+# What the curves reach at n = lanes, for readers who cannot see them.
+fractions = [f"{s:.0%}" for s in CURVES_S]
+reached = [f"{amdahl(s, lanes):,.2f}" for s in CURVES_S]
+ceilings = [f"{1 / s:,.0f}" for s in CURVES_S]
+grown = [f"{gustafson(s, lanes):,.0f}" for s in CURVES_S]
 speedup_figure = Figure(
     draw_speedup,
-    alt=T("Amdahl 与 Gustafson 加速比随并行单元数变化的对数坐标曲线",
-          "Log-log curves of Amdahl and Gustafson speed-up against the number of workers"),
+    alt=T(f"对数坐标下加速比随并行单元数（1 到 {lanes:,}）变化的曲线，每种颜色一个串行比例 s"
+          f"（{'、'.join(fractions)}）。在 {lanes:,} 个单元处，Amdahl（实线）已贴近上限 1/s"
+          f"（分别为 {'、'.join(reached)}，上限 {'、'.join(ceilings)}），"
+          f"Gustafson（虚线）仍在上升（{'、'.join(grown)}）。",
+          f"Log-log curves of speed-up against the number of workers (1 to {lanes:,}), one colour per serial "
+          f"fraction s ({', '.join(fractions)}). At {lanes:,} workers Amdahl (solid) has flattened just under "
+          f"its ceiling 1/s ({', '.join(reached)} against ceilings of {', '.join(ceilings)}), "
+          f"while Gustafson (dashed) is still climbing ({', '.join(grown)})."),
     caption=T("实线是 Amdahl（问题规模不变），到 1/s 就封顶；虚线是 Gustafson（问题随 n 一起变大），"
               "几乎是一条直线。竖线标出 H100 的 FP32 lane 数，圆点和方块是上表里的值。",
               "Solid: Amdahl (fixed problem), capped at 1/s. Dashed: Gustafson (the problem grows with n), "
@@ -186,18 +200,21 @@ glue("p2b_8b_2us_share_fused",
 
 # %%
 # --8<-- [start:launch_figure]
+launch_models = (LLAMA_1B, LLAMA_3B, LLAMA_8B)
+model_size = [m.params() / 1e9 for m in launch_models]
+launch_share = {(us, per_layer): [decode_step(m.layers, per_layer, FINAL, gpu_time(m), us * 1e-6).overhead_share
+                                  for m in launch_models]
+                for us in OVERHEADS_US for per_layer in (UNFUSED, FUSED)}
+
+
 def draw_launch_share():
     fig, ax = figure(figsize=(6.4, 3.6))
-    models = (LLAMA_1B, LLAMA_3B, LLAMA_8B)
-    size = [m.params() / 1e9 for m in models]
     for color, us in zip(("C0", "C1", "C3"), OVERHEADS_US):
         for per_layer, style in ((UNFUSED, "-"), (FUSED, "--")):
-            share = [decode_step(m.layers, per_layer, FINAL, gpu_time(m), us * 1e-6).overhead_share
-                     for m in models]
             label = f"{us} µs, {FUSION[per_layer]}"
-            ax.plot(size, share, style, color=color, marker="o", label=label)
+            ax.plot(model_size, launch_share[us, per_layer], style, color=color, marker="o", label=label)
     ax.set_xscale("log")
-    ax.set_xticks(size, [f"{m.name}\n{x:.2f}B" for m, x in zip(models, size)], fontsize=8)
+    ax.set_xticks(model_size, [f"{m.name}\n{x:.2f}B" for m, x in zip(launch_models, model_size)], fontsize=8)
     ax.minorticks_off()
     ax.set_xlabel(str(T("参数量（十亿）", "parameters (billions)")))
     ax.set_ylabel(str(T("启动开销占每步时间（不重叠）", "launch share of a step (serial)")))
@@ -209,10 +226,22 @@ def draw_launch_share():
     return fig
 
 
+# The highest and the lowest curve, from the smallest model to the largest.
+share_top, share_bottom = launch_share[max(OVERHEADS_US), UNFUSED], launch_share[min(OVERHEADS_US), FUSED]
+smallest, largest = launch_models[0].name, launch_models[-1].name
+costs = [f"{us}" for us in OVERHEADS_US]
 launch_figure = Figure(
     draw_launch_share,
-    alt=T("启动开销在每步时间里的占比随模型变大而下降",
-          "the launch share of a decode step falling as the model grows"),
+    alt=T(f"启动开销占 decode 一步时间的比例（不重叠）随模型参数量（{model_size[0]:.2f}B 到 {model_size[-1]:.2f}B）"
+          f"变化，每种颜色一个每次启动的开销（{'、'.join(costs)} µs），实线未融合、虚线融合。"
+          f"最高的一条（{max(OVERHEADS_US)} µs、未融合）从 {smallest} 的 {share_top[0]:.0%} 到 {largest} 的 "
+          f"{share_top[-1]:.0%}，最低的一条（{min(OVERHEADS_US)} µs、融合）从 {share_bottom[0]:.0%} 到 "
+          f"{share_bottom[-1]:.0%}。",
+          f"Launch share of a decode step (serial) against model parameters ({model_size[0]:.2f}B to "
+          f"{model_size[-1]:.2f}B), one colour per launch cost ({', '.join(costs)} µs), solid unfused and dashed "
+          f"fused. The highest curve ({max(OVERHEADS_US)} µs, unfused) goes from {share_top[0]:.0%} for {smallest} "
+          f"to {share_top[-1]:.0%} for {largest}, the lowest ({min(OVERHEADS_US)} µs, fused) from "
+          f"{share_bottom[0]:.0%} to {share_bottom[-1]:.0%}."),
     caption=T(f"batch = 1 的 decode 一步（H100，BF16，ctx = {CTX}，GPU 时间取 roofline 下界）里，"
               f"CPU 逐个启动内核的时间占多少。实线未融合（每层 {UNFUSED} 个内核），虚线融合（每层 {FUSED} 个）。",
               f"Share of a batch-1 decode step (H100, BF16, ctx = {CTX}, GPU time at its roofline lower bound) "
