@@ -166,7 +166,7 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
         if same:
             got = arr.data[:, _run(key)].reshape((B, -1) + extra)
             if run.all:
-                return got
+                return got.copy()  # a slice is a view: the value must not change with memory
             out = np.zeros((B, blk.nthreads) + extra, arr.dtype)
             out[:, _run(t)] = got
         else:
