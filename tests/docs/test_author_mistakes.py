@@ -113,9 +113,10 @@ def test_show_and_glue_and_figure_labels_follow_the_language(site):
 # -- glue ----------------------------------------------------------------------------------
 
 
-def test_the_same_name_glued_twice_with_two_values_names_both_lines(site):
-    fails(site, """
-        Value {{ n }}.
+@pytest.mark.parametrize("second, words", [(2, "another value"), (1, "the same value")])
+def test_the_same_name_glued_twice_names_both_lines(site, second, words):
+    fails(site, f"""
+        Value {{{{ n }}}}.
 
         ```python
         from simtdocs.docs import glue
@@ -124,25 +125,9 @@ def test_the_same_name_glued_twice_with_two_values_names_both_lines(site):
 
         ```python
         from simtdocs.docs import glue
-        glue("n", 2)
+        glue("n", {second})
         ```
-        """, "docs/m.md:10", "already glued at docs/m.md:5")
-
-
-def test_the_same_name_glued_twice_even_with_one_value_is_an_error(site):
-    fails(site, """
-        Value {{ n }}.
-
-        ```python
-        from simtdocs.docs import glue
-        glue("n", 1)
-        ```
-
-        ```python
-        from simtdocs.docs import glue
-        glue("n", 1)
-        ```
-        """, "docs/m.md:10", "again, with the same value: already glued at docs/m.md:5")
+        """, "docs/m.md:10", f"again, with {words}: already glued at docs/m.md:5")
 
 
 def test_glue_twice_in_one_block_is_an_error(site):
