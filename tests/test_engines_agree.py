@@ -418,13 +418,13 @@ class Builder:
                                 active[b, t] = False
                                 changed = True
         mask = "None" if active.all() and m is None else self.table(active)
-        nums = [(n, w) for n, w, kind2 in self.regs if kind2 in ("num", "bool")]
-        if nums and self.c.chance(60):
-            v, w = self.c.choice(nums)
+        values = [(n, w, k) for n, w, k in self.regs if k in ("num", "bool")]
+        if values and self.c.chance(60):
+            v, w, of = self.c.choice(values)
         else:
-            w = 1
+            w, of = 1, "num"
             v = self.table(self.rng.integers(0, 100, (self.nb, self.T)), self.c.choice(DTYPES))
-        self.record(f"blk.{kind}({v}, {amount}, mask={mask})", w)
+        self.record(f"blk.{kind}({v}, {amount}, mask={mask})", w, of)
 
     def op_vote(self):
         kind = self.c.choice(["ballot", "any", "all"])
