@@ -20,7 +20,10 @@ warp drift apart as well, and ``racecheck`` flags hazards inside a warp too.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
+
+import numpy as np
 
 
 class SimulatorError(Exception):
@@ -117,3 +120,20 @@ def span(values) -> str:
         return f"{values[0]}–{values[-1]}"
     head = ", ".join(map(str, values[:6]))
     return head + (", …" if len(values) > 6 else "")
+
+
+def index_text(element: int, shape) -> str:
+    """'[1][0]' for element 33 of a (32, 33) array: the index as the kernel wrote it."""
+    return "".join(f"[{int(i)}]" for i in np.unravel_index(element, shape))
+
+
+def name_in_kernel(array, site: Site) -> str:
+    """The kernel's own name for an array ('a' rather than 'array'), for error messages."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename != site.filename:
+        frame = frame.f_back
+    if frame is not None:
+        for name, value in frame.f_locals.items():
+            if value is array:
+                return name
+    return "array"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import atomics
-from .diagnostics import MemcheckError, fmt3
+from .diagnostics import MemcheckError, fmt3, name_in_kernel
 from .indexing import flat_index, per_thread
 from .memory import SECTOR_BYTES, distinct_per_warp
 from .threads import WARP_SIZE
@@ -102,7 +102,7 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
         done = _contiguous(blk, site, c, lanes, kind, array, *run, width, value, base)
         if done is not NotImplemented:
             return done
-    flat, bad, report = flat_index(blk._name_of(array, site), array.shape, index, lanes, width, site)
+    flat, bad, report = flat_index(name_in_kernel(array, site), array.shape, index, lanes, width, site)
     if bad is not None and memcheck:
         report("__global__", {"read": "read", "write": "write", "atomic": "atomic"}[kind], itemsize)
     address = base + flat * itemsize

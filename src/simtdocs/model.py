@@ -119,17 +119,6 @@ class Block:
         c.active_lanes += lanes.count
         return lanes.rows
 
-    def _name_of(self, array, site: Site) -> str:
-        """The kernel's own name for an array, for error messages ('a' rather than 'array')."""
-        frame = sys._getframe(1)
-        while frame is not None and frame.f_code.co_filename != site.filename:
-            frame = frame.f_back
-        if frame is not None:
-            for name, value in frame.f_locals.items():
-                if value is array:
-                    return name
-        return "array"
-
     def _memory(self, kind, site, array, index, mask, width=1, value=None, op=None, compare=None):
         if not isinstance(width, (int, np.integer)) or width < 1:
             raise ValueError(f"{site}: width must be a positive integer")

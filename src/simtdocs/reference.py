@@ -59,7 +59,7 @@ from .counters import Counters, Stats
 from .devices import H100, Device
 from .diagnostics import (
     RACE_KINDS, TOOLS, InitcheckError, LaunchError, MemcheckError, Race, SimulatorError, Site,
-    SynccheckError, fmt3, span,
+    SynccheckError, fmt3, index_text, name_in_kernel, span,
 )
 
 WARP = 32
@@ -219,7 +219,7 @@ class Block:
             return {t for t, _ in bad}
         t, v = bad[0]
         shared = isinstance(array, Shared)
-        name = array.name if shared else _name_of(array, site)
+        name = array.name if shared else name_in_kernel(array, site)
         shape = array.shape
         if axis is None:
             what = f"{name} has {int(np.prod(shape)):,} elements"
@@ -351,7 +351,7 @@ class Block:
                     raise InitcheckError(
                         f"Uninitialized __shared__ memory read of size {lane_bytes} bytes\n    at {site}\n"
                         f"    by thread {fmt3(self._thread(t))} in block {fmt3(self._block)}\n"
-                        f"    shared {array.name}{_unravel(unwritten[0], array.shape)} was never written by this block"
+                        f"    shared {array.name}{index_text(unwritten[0], array.shape)} was never written by this block"
                     )
         extra = (width,) if width > 1 else ()
         out = np.zeros((1, self.nthreads) + extra, array.dtype)
@@ -402,7 +402,7 @@ class Block:
                     others = table.get(e, set()) - {w}
                     if others and hazard not in found:
                         found[hazard] = Race(hazard, self._block, w, min(others), s.name, e, site,
-                                             _unravel(e, s.shape), last[e])
+                                             index_text(e, s.shape), last[e])
         table, last = (s.readers, s.last_read) if kind == "read" else (s.writers, s.last_write)
         for t in lanes:
             for e in range(flat[t], flat[t] + width):
@@ -561,22 +561,6 @@ class Block:
     def all(self, pred, mask=None):
         """``__all_sync``: whether ``pred`` holds on every active lane of the warp (inactive: False)."""
         return self._vote(self._site(), pred, mask, lambda lp: all(p for _, p in lp), bool)
-
-
-def _unravel(element: int, shape) -> str:
-    return "".join(f"[{int(i)}]" for i in np.unravel_index(element, shape))
-
-
-def _name_of(array, site: Site) -> str:
-    """The kernel's own name for an array, for error messages."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename != site.filename:
-        frame = frame.f_back
-    if frame is not None:
-        for name, value in frame.f_locals.items():
-            if value is array:
-                return name
-    return "array"
 
 
 class _Launch:

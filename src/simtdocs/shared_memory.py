@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import atomics
-from .diagnostics import RACE_KINDS, LaunchError, MemcheckError, InitcheckError, Race, fmt3
+from .diagnostics import RACE_KINDS, InitcheckError, LaunchError, MemcheckError, Race, fmt3, index_text
 from .global_memory import LANE_BYTES
 from .indexing import flat_index, per_thread
 from .memory import distinct_per_warp, phases, wavefronts
@@ -255,12 +255,7 @@ def _hazards(blk, arr: Shared, site, kind: str, key, warp, width: int, repeat: i
             for block in range(blk.first + b, blk.first + b + repeat):
                 L.race_log.append((block, seq, rank, Race(
                     RACE_KINDS[rank], blk._geo.block(block), int(warp[h]), (o & -o).bit_length() - 1,
-                    arr.name, element, site, _unravel(element, arr.shape), other)))
-
-
-def _unravel(element: int, shape) -> str:
-    """'[1][0]' for element 33 of a (32, 33) array: the index as the kernel wrote it."""
-    return "".join(f"[{int(i)}]" for i in np.unravel_index(element, shape))
+                    arr.name, element, site, index_text(element, arr.shape), other)))
 
 
 def _uninitialized(arr: Shared, site, run, lane: int, key: int, lane_bytes: int):
@@ -269,6 +264,6 @@ def _uninitialized(arr: Shared, site, run, lane: int, key: int, lane_bytes: int)
         f"Uninitialized __shared__ memory read of size {lane_bytes} bytes\n"
         f"    at {site}\n"
         f"    by thread {fmt3(run.geo.thread(t))} in block {fmt3(run.block_of(b))}\n"
-        f"    shared {arr.name}{_unravel(key % arr.size, arr.shape)} was never written by this block\n"
+        f"    shared {arr.name}{index_text(key % arr.size, arr.shape)} was never written by this block\n"
         f"    (turn this check off with launch(..., tools=...) without \"initcheck\")"
     )
