@@ -104,7 +104,7 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
             return done
     flat, bad, report = flat_index(name_in_kernel(array, site), array.shape, index, lanes, width, site)
     if bad is not None and memcheck:
-        report("__global__", {"read": "read", "write": "write", "atomic": "atomic"}[kind], itemsize)
+        report("__global__", kind, itemsize)
     address = base + flat * itemsize
     misaligned = lanes.where(address % lane_bytes != 0, False) if base % lane_bytes or width > 1 else None
     if misaligned is not None and misaligned.any():
@@ -114,8 +114,8 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
             f"of the allocation (not a multiple of {lane_bytes})\n    at {site}\n"
             f"    by thread {fmt3(lanes.geo.thread(t))} in block {fmt3(lanes.block_of(b))}"
         )
-    _count(blk, c, lanes, address >> 5, lane_bytes)
-    run = lanes if bad is None else _without(lanes, blk, bad)
+    _count(blk, c, lanes, address // SECTOR_BYTES, lane_bytes)
+    run = lanes if bad is None else lanes.without(bad)  # memcheck off: those lanes move nothing
     mem = array.reshape(-1)
     extra = (width,) if width > 1 else ()
     cols = flat[..., None] + np.arange(width) if width > 1 else flat
@@ -139,12 +139,6 @@ def _count(blk, c, lanes, sectors, lane_bytes):
     c.sectors += distinct_per_warp(rows, lanes.row_mask)
     c.requests += blk._issue(c, lanes)
     c.requested_bytes += lanes.count * lane_bytes
-
-
-def _without(lanes, blk, bad):
-    """The lanes that move data once the out-of-bounds ones are dropped (memcheck off)."""
-    mask = (np.ones(bad.shape, bool) if lanes.all else lanes.mask) & ~bad
-    return blk._lanes(mask)
 
 
 def _atomic(blk, site, c, lanes, run, mem, flat, values, op, compare):

@@ -123,7 +123,7 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
     one = lanes.single() if counted_once else lanes
     flat, bad, report = flat_index(arr.name, arr.shape, index, one, width, site)
     if bad is not None and "memcheck" in tools:
-        report("__shared__", {"read": "read", "write": "write", "atomic": "atomic"}[kind], itemsize)
+        report("__shared__", kind, itemsize)
     if width > 1 and one.where(flat % width).any():
         b, t = (int(x[0]) for x in np.nonzero(one.where(flat % width != 0, False)))
         raise MemcheckError(
