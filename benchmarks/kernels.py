@@ -1,7 +1,7 @@
 """The benchmark kernels, three ways each: simtdocs, plain numpy (the floor), numba CUDA.
 
-* ``simtdocs`` kernels are written the way the lectures write them: one Python function,
-  ``blk`` gives per-thread index arrays, memory goes through ``blk.load``/``blk.store``.
+* ``simtdocs`` kernels are the lectures' own, taken from the companion scripts by section
+  (``lecture_kernels``): what the pages show is what is timed.
 * ``numpy`` floors compute the same result with no simulation at all.
 * ``numba`` kernels are real ``@cuda.jit`` kernels, in ``numba_kernels.py`` (imported by
   ``numba_kernels()`` below, so that this module works without numba).
@@ -14,65 +14,45 @@ Shapes follow the lectures: vector add with 256 threads per block; the transpose
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 
-TILE = 32  # transpose tile side
-BLOCK_ROWS = 8  # transpose block is TILE × BLOCK_ROWS threads: each thread moves TILE / BLOCK_ROWS elements
+ROOT = Path(__file__).resolve().parents[1]
+
 REDUCE_THREADS = 256
 VADD_THREADS = 256
 
 
-# -- simtdocs ------------------------------------------------------------------------------
+# -- simtdocs: the lectures' own kernels ---------------------------------------------------
 
 
-def vector_add(blk, a, b, c, n):
-    i = blk.bx * blk.bdx + blk.tx
-    m = i < n
-    x = blk.load(a, i, mask=m)
-    y = blk.load(b, i, mask=m)
-    blk.store(c, i, x + y, mask=m)
+def lecture_kernels(*includes: str) -> dict:
+    """Run ``--8<-- "snippets/…:section"`` includes, as a page does, and return what they define.
+
+    The benchmarks time the very kernels the lecture pages show, taken from the companion
+    scripts by section, so there is no second copy to drift from them.
+    """
+    from simtdocs.docs import expand_snippets
+
+    code = expand_snippets("\n".join(f'--8<-- "{i}"' for i in includes), base=ROOT)
+    namespace: dict = {"__name__": "lecture_kernels"}
+    exec(compile(code, "<lecture kernels>", "exec"), namespace)
+    return namespace
 
 
-def transpose_naive(blk, A, B, n):
-    """B = Aᵀ for an n×n matrix: reads along rows (coalesced), writes down columns (strided)."""
-    x = blk.bx * TILE + blk.tx
-    y = blk.by * TILE + blk.ty
-    for j in range(0, TILE, BLOCK_ROWS):
-        v = blk.load(A, (y + j) * n + x)
-        blk.store(B, x * n + (y + j), v)
-
-
-def transpose_tiled(blk, A, B, n):
-    """B = Aᵀ through a 32×33 shared tile: both global accesses coalesced, no bank conflict."""
-    tile = blk.shared((TILE, TILE + 1), np.float32, name="tile")
-    x = blk.bx * TILE + blk.tx
-    y = blk.by * TILE + blk.ty
-    for j in range(0, TILE, BLOCK_ROWS):
-        blk.store(tile, (blk.ty + j, blk.tx), blk.load(A, (y + j) * n + x))
-    blk.sync()
-    x = blk.by * TILE + blk.tx
-    y = blk.bx * TILE + blk.ty
-    for j in range(0, TILE, BLOCK_ROWS):
-        blk.store(B, (y + j) * n + x, blk.load(tile, (blk.tx, blk.ty + j)))
-
-
-def reduce_v3(blk, g_in, g_out):
-    """Harris's reduction, version 3 (sequential addressing): one partial sum per block."""
-    sdata = blk.shared(REDUCE_THREADS, np.float32, name="sdata")
-    tid = blk.tid
-    i = blk.bx * blk.bdx + blk.tx
-    blk.store(sdata, tid, blk.load(g_in, i))
-    blk.sync()
-    s = blk.bdx // 2
-    while s > 0:
-        m = blk.branch(tid < s)
-        v = blk.load(sdata, tid, mask=m) + blk.load(sdata, tid + s, mask=m)
-        blk.store(sdata, tid, v, mask=m)
-        blk.sync()
-        s //= 2
-    first = blk.branch(tid == 0)
-    blk.store(g_out, blk.bx + 0 * tid, blk.load(sdata, 0 * tid, mask=first), mask=first)
+_p2 = lecture_kernels(
+    "snippets/p2/01_cuda_programming_model.py:setup",
+    "snippets/p2/01_cuda_programming_model.py:kernel",
+    "snippets/p2/02_memory_coalescing.py:transpose_kernels",
+    "snippets/p2/03_shared_memory_sync_reduction.py:reduce_v3",
+)
+vector_add = _p2["vector_add"]
+transpose_naive = _p2["transpose_naive"]  # 32×8 blocks, each moving a 32×32 tile
+transpose_tiled = _p2["transpose_tiled"]  # through a 32×33 shared tile
+reduce_v3 = _p2["reduce_v3"]  # Harris's version 3, sequential addressing, 256 threads
+TILE = _p2["TILE"]  # transpose tile side
+BLOCK_ROWS = _p2["ROWS"]  # a transpose block is TILE × BLOCK_ROWS threads, each moving TILE / BLOCK_ROWS elements
 
 
 # -- numpy floors --------------------------------------------------------------------------
