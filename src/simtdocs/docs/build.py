@@ -541,11 +541,17 @@ class Site:
         return "\n".join(out)
 
 
+_process_cache: Path | None = None
+
+
 def process(markdown: str, page: str, lang: str, site: Site | None = None) -> str:
     """One page in one language (tests, and pages the hook did not plan ahead)."""
-    if site is None:  # in-process, with a cache of its own (never the site's .cache/)
-        import tempfile
+    if site is None:  # in-process, with a cache of this process's own (never the site's .cache/,
+        global _process_cache  # nor one left in /tmp by an earlier run: its hits would skip blocks)
+        if _process_cache is None:
+            import tempfile
 
-        site = Site(repo_root(), cache_dir=Path(tempfile.gettempdir()) / "simtdocs-process-cache", workers=0)
+            _process_cache = Path(tempfile.mkdtemp(prefix="simtdocs-process-cache-"))
+        site = Site(repo_root(), cache_dir=_process_cache, workers=0)
     site.prepare({page: markdown})
     return site.render(page, lang)
