@@ -572,9 +572,9 @@ class _Launch:
 
 
 def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: int = 0, blocks_per_pass=None,
-           tools=TOOLS, max_dynamic_shared_bytes=None, trace=None) -> Stats:
+           tools=TOOLS, max_dynamic_shared_bytes=None) -> Stats:
     """Run ``kernel(blk, *args)`` block after block and return its ``Stats``; the same
-    signature as ``simtdocs.launch`` (``blocks_per_pass`` and ``trace`` are ignored). The
+    signature as ``simtdocs.launch`` (``blocks_per_pass`` is ignored: blocks run one at a time). The
     launch configuration is checked by the same code as ``simtdocs.launch``, so a bad one
     gets the same words; everything after that is this module's."""
     if not isinstance(args, tuple):
