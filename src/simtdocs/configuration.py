@@ -41,7 +41,6 @@ class _Launch:
 
     def __post_init__(self):
         self.geometry = Geometry(self.grid, self.block)
-        self.threads = self.geometry.threads
 
     def site_id(self, site: Site) -> int:
         i = self._ids.get(site)

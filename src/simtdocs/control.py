@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .diagnostics import SynccheckError, fmt3, span
+from .diagnostics import divergent_barrier
 from .indexing import per_thread
 
 
@@ -48,11 +48,7 @@ def sync(blk, site, c, lanes) -> None:
         if partial.size and "synccheck" in blk._L.tools:
             b = int(partial[0])
             missing = np.nonzero(~lanes.mask[b])[0]
-            raise SynccheckError(
-                f"Barrier error: __syncthreads() reached by {int(reached[b])} of {T} threads "
-                f"of block {fmt3(lanes.block_of(b))} (divergent code)\n    at {site}\n"
-                f"    threads {span(missing)} of the block never arrive"
-            )
+            raise divergent_barrier(int(reached[b]), T, lanes.block_of(b), site, missing)
         blocks = reached > 0
         c.barriers += int(np.count_nonzero(blocks))
     blk._issue(c, lanes)

@@ -137,3 +137,41 @@ def name_in_kernel(array, site: Site) -> str:
             if value is array:
                 return name
     return "array"
+
+
+# -- the sanitizer's messages, worded once for both engines ---------------------------------
+
+
+def misaligned(lane_bytes: int, where: str, site: Site, thread, block) -> MemcheckError:
+    """memcheck: an access not aligned to its size (``where`` says which address)."""
+    return MemcheckError(f"cudaErrorMisalignedAddress: misaligned {lane_bytes}-byte {where}\n    at {site}\n"
+                         f"    by thread {fmt3(thread)} in block {fmt3(block)}")
+
+
+def uninitialized(lane_bytes: int, site: Site, thread, block, element: str) -> InitcheckError:
+    """initcheck: a read of shared ``element`` (e.g. ``s[63]``) that no thread of the block wrote."""
+    return InitcheckError(
+        f"Uninitialized __shared__ memory read of size {lane_bytes} bytes\n"
+        f"    at {site}\n"
+        f"    by thread {fmt3(thread)} in block {fmt3(block)}\n"
+        f"    shared {element} was never written by this block\n"
+        f"    (turn this check off with launch(..., tools=...) without \"initcheck\")"
+    )
+
+
+def divergent_barrier(reached: int, threads: int, block, site: Site, missing) -> SynccheckError:
+    """synccheck: ``__syncthreads()`` reached by only part of a block."""
+    return SynccheckError(
+        f"Barrier error: __syncthreads() reached by {reached} of {threads} threads "
+        f"of block {fmt3(block)} (divergent code)\n    at {site}\n"
+        f"    threads {span(missing)} of the block never arrive"
+    )
+
+
+def inactive_source(name: str, site: Site, block, threads, sources) -> SimulatorError:
+    """A shuffle that reads a lane outside the mask or past the end of the block."""
+    return SimulatorError(
+        f"{name} reads a lane that does not take part\n    at {site}\n"
+        f"    in block {fmt3(block)}, threads {span(threads)} read from threads {span(sources)}, "
+        f"which are outside the mask or past the end of the block; on a GPU that value is undefined"
+    )

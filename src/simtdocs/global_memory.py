@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import atomics
-from .diagnostics import MemcheckError, fmt3, name_in_kernel
+from . import diagnostics
+from .diagnostics import name_in_kernel
 from .indexing import flat_index, per_thread
 from .memory import SECTOR_BYTES, distinct_per_warp
 from .threads import WARP_SIZE
@@ -109,11 +110,8 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
     misaligned = lanes.where(address % lane_bytes != 0, False) if base % lane_bytes or width > 1 else None
     if misaligned is not None and misaligned.any():
         b, t = (int(x[0]) for x in np.nonzero(misaligned))
-        raise MemcheckError(
-            f"cudaErrorMisalignedAddress: misaligned {lane_bytes}-byte access at byte {int(address[b, t])} "
-            f"of the allocation (not a multiple of {lane_bytes})\n    at {site}\n"
-            f"    by thread {fmt3(lanes.geo.thread(t))} in block {fmt3(lanes.block_of(b))}"
-        )
+        where = f"access at byte {int(address[b, t])} of the allocation (not a multiple of {lane_bytes})"
+        raise diagnostics.misaligned(lane_bytes, where, site, lanes.geo.thread(t), lanes.block_of(b))
     _count(blk, c, lanes, address // SECTOR_BYTES, lane_bytes)
     run = lanes if bad is None else lanes.without(bad)  # memcheck off: those lanes move nothing
     mem = array.reshape(-1)

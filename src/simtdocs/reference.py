@@ -54,12 +54,12 @@ import sys
 
 import numpy as np
 
-from . import configuration
+from . import configuration, diagnostics
 from .counters import Counters, Stats
 from .devices import H100, Device
 from .diagnostics import (
-    RACE_KINDS, TOOLS, InitcheckError, LaunchError, MemcheckError, Race, SimulatorError, Site,
-    SynccheckError, fmt3, index_text, name_in_kernel, span,
+    RACE_KINDS, TOOLS, LaunchError, MemcheckError, Race, Site,
+    fmt3, index_text, name_in_kernel, span,
 )
 
 WARP = 32
@@ -209,8 +209,7 @@ class Block:
             if (base + f * array.dtype.itemsize) % lane_bytes:
                 where = (f"__shared__ access at element {f} of {array.name} (not a multiple of {width})" if shared else
                          f"access at byte {base + f * array.dtype.itemsize} of the allocation (not a multiple of {lane_bytes})")
-                raise MemcheckError(f"cudaErrorMisalignedAddress: misaligned {lane_bytes}-byte {where}\n    at {site}\n"
-                                    f"    by thread {fmt3(self._thread(t))} in block {fmt3(self._block)}")
+                raise diagnostics.misaligned(lane_bytes, where, site, self._thread(t), self._block)
         return flat, out
 
     def _bounds(self, array, pairs, n, site, width, verb, axis) -> set:
@@ -348,11 +347,8 @@ class Block:
             for t, f in flat.items():
                 unwritten = [e for e in range(f, f + width) if e not in array.written]
                 if unwritten and t not in dropped:
-                    raise InitcheckError(
-                        f"Uninitialized __shared__ memory read of size {lane_bytes} bytes\n    at {site}\n"
-                        f"    by thread {fmt3(self._thread(t))} in block {fmt3(self._block)}\n"
-                        f"    shared {array.name}{index_text(unwritten[0], array.shape)} was never written by this block"
-                    )
+                    raise diagnostics.uninitialized(lane_bytes, site, self._thread(t), self._block,
+                                                    array.name + index_text(unwritten[0], array.shape))
         extra = (width,) if width > 1 else ()
         out = np.zeros((1, self.nthreads) + extra, array.dtype)
         if kind != "read":
@@ -470,11 +466,8 @@ class Block:
         if reached == 0:
             return
         if reached < self.nthreads and "synccheck" in self._L.tools:
-            raise SynccheckError(
-                f"Barrier error: __syncthreads() reached by {reached} of {self.nthreads} threads "
-                f"of block {fmt3(self._block)} (divergent code)\n    at {site}\n"
-                f"    threads {span(t for t in range(self.nthreads) if not active[t])} of the block never arrive"
-            )
+            raise diagnostics.divergent_barrier(reached, self.nthreads, self._block, site,
+                                                [t for t in range(self.nthreads) if not active[t]])
         for _, lanes in self._warps(active):
             self._issue(c, lanes)
         c.barriers += 1
@@ -522,11 +515,7 @@ class Block:
                 sources[t] = t - t % WARP + src
         bad = [t for t, u in sources.items() if u >= self.nthreads or not active[u]]
         if bad:
-            raise SimulatorError(
-                f"{name} reads a lane that does not take part\n    at {site}\n"
-                f"    in block {fmt3(self._block)}, threads {span(bad)} read from threads {span(sources[t] for t in bad)}, "
-                f"which are outside the mask or past the end of the block; on a GPU that value is undefined"
-            )
+            raise diagnostics.inactive_source(name, site, self._block, bad, [sources[t] for t in bad])
         out = v.copy()[None]
         c = self._counters(site)
         for _, lanes in self._warps(active):

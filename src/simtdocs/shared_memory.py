@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import atomics
-from .diagnostics import RACE_KINDS, InitcheckError, LaunchError, MemcheckError, Race, fmt3, index_text
+from . import diagnostics
+from .diagnostics import RACE_KINDS, LaunchError, Race, index_text
 from .global_memory import LANE_BYTES
 from .indexing import flat_index, per_thread
 from .memory import distinct_per_warp, phases, wavefronts
@@ -126,11 +127,8 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
         report("__shared__", kind, itemsize)
     if width > 1 and one.where(flat % width).any():
         b, t = (int(x[0]) for x in np.nonzero(one.where(flat % width != 0, False)))
-        raise MemcheckError(
-            f"cudaErrorMisalignedAddress: misaligned {lane_bytes}-byte __shared__ access at element "
-            f"{int(flat[b, t])} of {arr.name} (not a multiple of {width})\n    at {site}\n"
-            f"    by thread {fmt3(one.geo.thread(t))} in block {fmt3(one.block_of(b))}"
-        )
+        where = f"__shared__ access at element {int(flat[b, t])} of {arr.name} (not a multiple of {width})"
+        raise diagnostics.misaligned(lane_bytes, where, site, one.geo.thread(t), one.block_of(b))
     k = max(1, lane_bytes // 4)  # 4-byte words per lane
     word = flat * itemsize // 4
     words = word[..., None] + np.arange(k) if k > 1 else word[..., None]
@@ -260,10 +258,5 @@ def _hazards(blk, arr: Shared, site, kind: str, key, warp, width: int, repeat: i
 
 def _uninitialized(arr: Shared, site, run, lane: int, key: int, lane_bytes: int):
     b, t = (int(x[lane]) for x in run.threads)
-    raise InitcheckError(
-        f"Uninitialized __shared__ memory read of size {lane_bytes} bytes\n"
-        f"    at {site}\n"
-        f"    by thread {fmt3(run.geo.thread(t))} in block {fmt3(run.block_of(b))}\n"
-        f"    shared {arr.name}{index_text(key % arr.size, arr.shape)} was never written by this block\n"
-        f"    (turn this check off with launch(..., tools=...) without \"initcheck\")"
-    )
+    element = arr.name + index_text(key % arr.size, arr.shape)
+    raise diagnostics.uninitialized(lane_bytes, site, run.geo.thread(t), run.block_of(b), element)

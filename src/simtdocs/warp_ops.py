@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .diagnostics import SimulatorError, fmt3, span
+from .diagnostics import inactive_source
 from .indexing import per_thread
 from .threads import WARP_SIZE
 
@@ -39,11 +39,7 @@ def shuffle(blk, site, c, lanes, value, source_lane, name: str):
         threads = np.nonzero(bad[b])[0]
         sources = np.where(exists[b, threads], src[b, threads], own[b, threads] - own[b, threads] % WARP_SIZE
                            + src_lane[b, threads])
-        raise SimulatorError(
-            f"{name} reads a lane that does not take part\n    at {site}\n"
-            f"    in block {fmt3(lanes.block_of(b))}, threads {span(threads)} read from threads {span(sources)}, "
-            f"which are outside the mask or past the end of the block; on a GPU that value is undefined"
-        )
+        raise inactive_source(name, site, lanes.block_of(b), threads, sources)
     c.shuffles += blk._issue(c, lanes)
     idx = src.reshape(src.shape + (1,) * (v.ndim - 2))
     out = np.take_along_axis(v, np.broadcast_to(idx, src.shape + v.shape[2:]), axis=1)
