@@ -2,7 +2,6 @@
 there is used and well formed, and each lecture has its own references section."""
 
 import re
-from pathlib import Path
 
 from simtdocs.docs.build import find_fences
 from simtdocs.docs.snippets import repo_root
