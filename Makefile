@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup serve build test clean
+.PHONY: setup serve build test clean translations
 .DEFAULT_GOAL := serve
 
 setup: $(STAMP) node_modules/.installed fonts
@@ -50,6 +50,11 @@ serve: build
 test: setup chromium
 	$(VENV)/bin/pytest -q
 	$(VENV)/bin/pytest -q --codeblocks docs/
+
+# After adding or changing a _("label"): merge the labels into the catalogs and compile
+# them (src/simtdocs/locale/zh/LC_MESSAGES/*.po); then fill the new msgstr lines.
+translations: setup
+	$(PY) -m simtdocs.docs.catalogs
 
 clean:
 	rm -rf site .cache

@@ -49,7 +49,7 @@ assert np.allclose(out.reshape(tokens, d), expected, rtol=2e-3, atol=2e-3)
 
 keys = ["warps", "warp_instructions", "simt_efficiency", "divergent_branches", "sectors", "coalescing_efficiency"]
 value = {k: f"{getattr(stats, k):.1%}" if k.endswith("efficiency") else f"{getattr(stats, k):,}" for k in keys}
-show(Table([(T(*LABELS[k]), value[k]) for k in keys], [T("计数器", "counter"), T("值", "value")]))
+show(Table([(LABELS[k], value[k]) for k in keys], [T("计数器", "counter"), T("值", "value")]))
 glue("em_vl_d", d)
 glue("em_vl_tokens", tokens)
 glue("em_vl_threads", threads)

@@ -10,24 +10,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 
 from .devices import Device
+from .i18n import _
 from .diagnostics import Race, Site
 from .memory import SECTOR_BYTES
 
-#: Labels of the headline counters, (Chinese, English), for tables in the lectures.
+#: Names of the headline counters, for tables in the lectures (translated by the catalog).
 LABELS = {
-    "blocks": ("线程块数", "blocks"),
-    "warps": ("warp 数", "warps"),
-    "warp_instructions": ("warp 指令数", "warp instructions"),
-    "simt_efficiency": ("SIMT 效率", "SIMT efficiency"),
-    "divergent_branches": ("发散分支数", "divergent branches"),
-    "requests": ("全局访存请求", "global requests"),
-    "sectors": ("sector 数", "sectors"),
-    "requested_bytes": ("所需字节", "bytes requested"),
-    "coalescing_efficiency": ("合并效率", "coalescing efficiency"),
-    "shared_requests": ("共享内存请求", "shared requests"),
-    "shared_wavefronts": ("共享内存 wavefront", "shared wavefronts"),
-    "barriers": ("同步次数", "barriers"),
-    "races": ("数据竞争", "races"),
+    "blocks": _("blocks"),
+    "warps": _("warps"),
+    "warp_instructions": _("warp instructions"),
+    "simt_efficiency": _("SIMT efficiency"),
+    "divergent_branches": _("divergent branches"),
+    "requests": _("global requests"),
+    "sectors": _("sectors"),
+    "requested_bytes": _("bytes requested"),
+    "coalescing_efficiency": _("coalescing efficiency"),
+    "shared_requests": _("shared requests"),
+    "shared_wavefronts": _("shared wavefronts"),
+    "barriers": _("barriers"),
+    "races": _("races"),
 }
 
 #: Assumptions of the time estimate. They are a model, not a measurement.

@@ -6,7 +6,8 @@ Public surface (needs numpy, and matplotlib for figures; nothing of the site bui
   a numpy array under the code block.
 - ``glue(name, value, fmt=None)``: make a computed value available to the prose
   as ``{{ name }}``.
-- ``T(zh, en)``: a bilingual string.
+- ``_("English label")``: a label, shown in the page's language (gettext catalogs,
+  see :mod:`simtdocs.i18n`); ``T(zh, en)`` is the older inline pair.
 - ``figure(...)``: ``plt.subplots`` with the site's font and SVG settings.
 - ``expand_snippets(code)``: what the site makes of ``--8<--`` include lines.
 
@@ -16,7 +17,9 @@ notebooks, the translation check) lives in :mod:`simtdocs.docs.build`,
 and the tests import.
 """
 
+from simtdocs.i18n import _, set_language
+
 from .display import Figure, T, Table, figure, glue, show
 from .snippets import expand_snippets
 
-__all__ = ["show", "glue", "T", "Table", "Figure", "figure", "expand_snippets"]
+__all__ = ["show", "glue", "_", "set_language", "T", "Table", "Figure", "figure", "expand_snippets"]

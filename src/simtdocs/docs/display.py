@@ -24,9 +24,11 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from simtdocs.i18n import Msg, _, current_language, language
+from simtdocs.i18n import _language, _plain_str_error, _strict
+
 LANGS = ("zh", "en")
 NAMES = {"zh": "Chinese", "en": "English"}
-_language: contextvars.ContextVar[str | None] = contextvars.ContextVar("simtdocs_language", default=None)
 _recorder: contextvars.ContextVar["Recorder | None"] = contextvars.ContextVar("simtdocs_recorder", default=None)
 # Where show() sends objects when the site executes a companion notebook (notebooks.execute).
 _display_sink: contextvars.ContextVar[Callable[[Any], None] | None] = contextvars.ContextVar(
@@ -35,20 +37,6 @@ _display_sink: contextvars.ContextVar[Callable[[Any], None] | None] = contextvar
 
 class AuthoringError(Exception):
     """A display object or glue was used in a way that would put a wrong page on the site."""
-
-
-@contextlib.contextmanager
-def language(lang: str):
-    """Render in ``lang`` inside the ``with`` block (``str(T)`` follows it)."""
-    token = _language.set(lang)
-    try:
-        yield
-    finally:
-        _language.reset(token)
-
-
-def current_language() -> str:
-    return _language.get() or "en"
 
 
 class T:
@@ -94,6 +82,9 @@ class T:
         return hash((self.zh, self.en))
 
 
+TEXT = (Msg, T)  # what reads differently per language
+
+
 def plain_number(x: float, digits: int = 4) -> str:
     """``digits`` significant digits, thousands separated, never in scientific notation."""
     if not math.isfinite(x):
@@ -113,7 +104,7 @@ def text(value: Any, lang: str, fmt: str | None = None) -> str:
     Without ``fmt`` an integer gets thousands separators and a float four
     significant digits (``12345.6`` -> ``12,346``, ``0.0123456`` -> ``0.01235``).
     """
-    if isinstance(value, T):
+    if isinstance(value, TEXT):
         return value.pick(lang)
     if fmt:
         return format(value, fmt)
@@ -154,7 +145,7 @@ class Table:
                 raise AuthoringError(f"Table fmt has {len(self.fmt)} entries for {n} columns: {self.fmt!r}")
             for i, f in enumerate(self.fmt):
                 for r in self.rows:
-                    if f and not isinstance(r[i], T):
+                    if f and not isinstance(r[i], TEXT):
                         format(r[i], f)  # a bad spec fails here, in the block
         if self.align is not None and (len(self.align) != n or set(self.align) - set("lrc")):
             raise AuthoringError(f"Table align must be one of l/r/c per column ({n}), got {self.align!r}")
@@ -183,11 +174,10 @@ class Table:
             labels = simtdocs.LABELS
         rows = []
         for key, value in stats.counters().items():
-            zh, en = labels.get(key, (key, key))
             if key.endswith("efficiency"):  # a ratio reads better as a percentage
                 value = f"{value:.1%}"
-            rows.append((T(zh, en), f"`{key}`", value))
-        return cls(rows, [T("计数器", "Counter"), T("键", "Key"), T("值", "Value")], align="llr")
+            rows.append((labels.get(key, key), f"`{key}`", value))
+        return cls(rows, [_("Counter"), _("Key"), _("Value")], align="llr")
 
 
 # -- figures -----------------------------------------------------------------
@@ -265,9 +255,11 @@ def figure_markdown(svg: bytes, alt: str, caption: str | None) -> str:
     )
 
 
-def _bilingual(value: Any, what: str) -> T:
+def _bilingual(value: Any, what: str):
+    if isinstance(value, Msg):
+        return value
     if not isinstance(value, T) or not value.zh.strip() or not value.en.strip():
-        raise AuthoringError(f"Figure {what} must be T(zh, en) with text in both languages, got {value!r}")
+        raise AuthoringError(f"Figure {what} must be _(\"English text\") (translated by the catalog), got {value!r}")
     return value
 
 
@@ -288,7 +280,7 @@ class Figure:
 
     def __post_init__(self):
         _bilingual(self.alt, "alt text")
-        if self.caption is not None and not isinstance(self.caption, (T, str)):
+        if self.caption is not None and not isinstance(self.caption, (*TEXT, str)):
             raise AuthoringError(f"Figure caption must be T(zh, en) or text, got {self.caption!r}")
 
     def svg(self, lang: str) -> bytes:
@@ -317,7 +309,7 @@ def render(obj: Any, lang: str) -> str:
     """Markdown for one shown object in ``lang``; raises for objects it cannot show faithfully."""
     if isinstance(obj, (Table, Figure)):
         return obj.render(lang)
-    if isinstance(obj, T):
+    if isinstance(obj, TEXT):
         return obj.pick(lang)
     if isinstance(obj, str):
         return obj
@@ -415,16 +407,17 @@ def show(obj: Any) -> None:
     elif _in_notebook():
         from IPython.display import HTML, Markdown, display
 
-        md = render(obj, "en")
+        md = render(obj, current_language())
         display(HTML(md) if isinstance(obj, Figure) else Markdown(md))
     elif isinstance(obj, Figure):
         # A terminal cannot show SVG: draw it anyway (so a broken figure still fails) and
         # print one line instead of a page of base64.
-        size = len(obj.svg("en"))
-        print(f"[figure: {text(obj.caption or obj.alt, 'en')} ({size:,} bytes of SVG on the site)]")
+        lang = current_language()
+        size = len(obj.svg(lang))
+        print(f"[figure: {text(obj.caption or obj.alt, lang)} ({size:,} bytes of SVG on the site)]")
         print()
     else:
-        print(render(obj, "en"))
+        print(render(obj, current_language()))
         print()
 
 
@@ -457,9 +450,12 @@ def glue(name: str, value: Any, fmt: str | None = None) -> None:
 @contextlib.contextmanager
 def recording(rec: Recorder):
     """Make ``rec`` receive the block's show(), glue() and printed text."""
-    token = _recorder.set(rec)
+    tokens = [_recorder.set(rec), _strict.set(True), _plain_str_error.set(
+        "while the block ran: the same text would appear on the Chinese and the English page. "
+        "Use show(_(...)) for a line of text, glue(name, _(...)) for the prose, or a Table cell.")]
     try:
         with contextlib.redirect_stdout(rec):
             yield rec
     finally:
-        _recorder.reset(token)
+        for t in reversed(tokens):
+            t.var.reset(t)
