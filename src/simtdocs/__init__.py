@@ -13,6 +13,8 @@ The parts, one module each:
   votes) and ``simtdocs.control`` (branches, barriers)
 * ``simtdocs.memory``: sectors and bank wavefronts of one warp access
 * ``simtdocs.counters``: the counters a launch returns, and a time estimate
+* ``simtdocs.trace`` and ``simtdocs.pictures``: one warp's accesses lane by lane
+  (``launch(..., trace=(block, warp))``) and their picture (``draw_access``)
 * ``simtdocs.diagnostics``: sanitizer-style errors and race records
 * ``simtdocs.devices``: GPUs as data (H100, RTX 4090, A100)
 * ``simtdocs.analytic``: occupancy, Little's law, waves, Amdahl/Gustafson, launch overhead
@@ -38,10 +40,12 @@ from .diagnostics import (
     SynccheckError,
 )
 from .model import Block, Shared, cdiv, launch
+from .pictures import access_alt, draw_access
+from .trace import AccessRecord
 
 __all__ = [
-    "A100", "H100", "LABELS", "PRESETS", "RTX4090", "Block", "Counters", "Device",
+    "A100", "AccessRecord", "H100", "LABELS", "PRESETS", "RTX4090", "Block", "Counters", "Device",
     "InitcheckError", "LaunchError", "MemcheckError", "Race", "Shared", "SimulatorError",
-    "Stats", "SynccheckError", "TimeEstimate", "amdahl", "cdiv", "decode_step", "gustafson",
+    "Stats", "SynccheckError", "TimeEstimate", "access_alt", "amdahl", "cdiv", "decode_step", "draw_access", "gustafson",
     "latency_hiding", "launch", "launch_overhead", "occupancy", "waves",
 ]

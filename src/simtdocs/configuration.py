@@ -33,6 +33,7 @@ class _Launch:
     shared_limit_reason: str
     tools: frozenset
     stats: Stats
+    trace: tuple[int, int] | None = None  # (linear block, warp) whose accesses are recorded
     sites: dict = field(default_factory=dict)
     site_list: list = field(default_factory=list)
     race_log: list = field(default_factory=list)

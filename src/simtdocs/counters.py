@@ -134,7 +134,7 @@ class Stats:
 
     The headline counters are attributes (``stats.sectors``, ``stats.simt_efficiency``…);
     ``stats.lines`` breaks them down by kernel source line; ``stats.races`` lists the
-    shared-memory hazards found.
+    shared-memory hazards found; ``stats.trace`` the traced warp's accesses, if any.
     """
 
     kernel: str
@@ -144,6 +144,9 @@ class Stats:
     totals: Counters = field(default_factory=Counters)
     by_site: dict = field(default_factory=dict)
     races: list[Race] = field(default_factory=list)
+    #: With ``launch(..., trace=(block, warp))``: that warp's memory instructions, in order
+    #: (``simtdocs.trace.AccessRecord``); None without ``trace``.
+    trace: list | None = None
 
     def __getattr__(self, name):
         # The totals' counters read as the launch's own: stats.sectors, stats.simt_efficiency…

@@ -26,7 +26,7 @@ import sys
 
 import numpy as np
 
-from . import control, global_memory, shared_memory, warp_ops
+from . import control, global_memory, shared_memory, trace as tracing, warp_ops
 from .configuration import _check, _dims, _explain, _Launch, _shared_limit
 from .counters import Counters, Stats
 from .devices import H100, Device
@@ -123,8 +123,11 @@ class Block:
         if not isinstance(width, (int, np.integer)) or width < 1:
             raise ValueError(f"{site}: width must be a positive integer")
         space = shared_memory if isinstance(array, Shared) else global_memory
-        return space.access(self, site, self._counters(site), self._lanes(mask, site), kind, array, index,
-                            int(width), value, op, compare)
+        out = space.access(self, site, self._counters(site), self._lanes(mask, site), kind, array, index,
+                           int(width), value, op, compare)
+        if self._L.trace is not None:
+            tracing.record(self, site, kind, array, index, mask, int(width))
+        return out
 
     # -- memory ----------------------------------------------------------------------------
 
@@ -257,7 +260,8 @@ class Block:
 
 
 def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: int = 0,
-           blocks_per_pass: int | None = None, tools=TOOLS, max_dynamic_shared_bytes: int | None = None) -> Stats:
+           blocks_per_pass: int | None = None, tools=TOOLS, max_dynamic_shared_bytes: int | None = None,
+           trace=None) -> Stats:
     """Run ``kernel(blk, *args)`` on every block of ``grid`` and return its ``Stats``.
 
     ``grid`` and ``block`` are ints or 1- to 3-tuples, as in ``kernel<<<grid, block>>>``.
@@ -268,6 +272,10 @@ def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: in
     "synccheck" and "initcheck". The launch is checked before anything runs; an invalid one
     raises ``LaunchError`` naming the CUDA error. Numpy arguments are read-only inside the
     kernel: write with ``blk.store``.
+
+    ``trace=(block, warp)`` records every memory instruction that one warp executes in
+    ``stats.trace`` (``simtdocs.trace.AccessRecord``: lanes, byte addresses, sectors or
+    wavefronts and banks); the block is an int (linear id) or a tuple like ``grid``.
     """
     name = getattr(kernel, "__name__", "kernel")
     if not isinstance(args, tuple):
@@ -292,9 +300,10 @@ def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: in
             f"{device.name} allows {device.max_shared_per_block:,}"
         )
     limit, reason = _shared_limit(device, shared_bytes, max_dynamic_shared_bytes)
-    stats = Stats(kernel=name, grid=grid, block=block, device=device)
+    traced = tracing.target(trace, grid, block)
+    stats = Stats(kernel=name, grid=grid, block=block, device=device, trace=None if traced is None else [])
     reserved = shared_bytes if max_dynamic_shared_bytes is None else max_dynamic_shared_bytes
-    state = _Launch(name, grid, block, device, shared_bytes, reserved, limit, reason, tools, stats)
+    state = _Launch(name, grid, block, device, shared_bytes, reserved, limit, reason, tools, stats, traced)
     args = tuple(global_memory.read_only(a) for a in args)
     total = grid[0] * grid[1] * grid[2]
     per_pass = blocks_per_pass or max(1, THREADS_PER_PASS // threads)
