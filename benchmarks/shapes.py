@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 
 import kernels as K  # noqa: E402
+from floor import run as run_in_numpy  # noqa: E402
 from simtdocs import cdiv, launch  # noqa: E402
 
 WORST_TARGET, MEDIAN_TARGET, TWIN_TARGET = 20.0, 8.0, 3.0
@@ -102,98 +103,70 @@ def transpose_naive_16(blk, A, B, n):
 
 @dataclass
 class Case:
+    """One shape: the kernel, its launch, and the arrays it writes (compared after each run)."""
+
     key: str
     name: str
-    sim: Callable[[], object]  # runs the launch; returns what to compare
-    floor: Callable[[], object]  # plain numpy, same work; returns the same
+    kernel: Callable
+    grid: object
+    block: object
+    args: Callable[[], tuple]  # fresh arguments (outputs zeroed) for one run
+    idiom: Callable[[], np.ndarray]  # the result, computed the way one writes it in numpy
+    result: int = -1  # which argument holds the result
     twin: str | None = None  # the aligned case this one must stay within 3× of
+
+    def runner(self, run):
+        args = self.args()
+        return lambda: (run(self.kernel, self.grid, self.block, args), args[self.result])[1]
 
 
 def cases(quick: bool) -> list[Case]:
     n22 = 1 << (14 if quick else 22)
     n20 = 1 << (12 if quick else 20)
     side = 128 if quick else 1024
+    f32 = np.float32
+    a, b = rng.random(n22, f32), rng.random(n22, f32)
+    A = rng.random((side, side), f32)
     out = []
-
-    def vadd(n):
-        a, b = rng.random(n, np.float32), rng.random(n, np.float32)
-        c = np.empty(n, np.float32)
-        return (lambda: (launch(K.vector_add, cdiv(n, 256), 256, (a, b, c, n)), c)[1],
-                lambda: np.add(a, b, out=np.empty_like(a)))
-
-    sim, floor = vadd(n22)
-    out.append(Case("vadd", f"vector add {n22:,}", sim, floor))
-    sim, floor = vadd(n22 - 5)
-    out.append(Case("ragged", f"vector add {n22 - 5:,} (ragged)", sim, floor, twin="vadd"))
-
-    A = rng.random((side, side), np.float32)
+    for key, n, twin in (("vadd", n22, None), ("ragged", n22 - 5, "vadd")):
+        out.append(Case(key, f"vector add {n:,}" + (" (ragged)" if twin else ""), K.vector_add, cdiv(n, 256), 256,
+                        lambda n=n: (a[:n], b[:n], np.zeros(n, f32), n), lambda n=n: a[:n] + b[:n], -2, twin))
     for key, block, twin in (("tr32x8", (32, 8), None), ("tr16x16", (16, 16), "tr32x8")):
-        B = np.empty_like(A)
-        out.append(Case(key, f"naive transpose {side}², {block[0]}×{block[1]}",
-                        lambda B=B, block=block: (launch(transpose_naive_16, (side // block[0], side // block[1]),
-                                                         block, (A, B, side)), B)[1],
-                        lambda: np.ascontiguousarray(A.T), twin))
-    Bt = np.empty_like(A)
-    out.append(Case("tiled", f"tiled transpose {side}², 32×33 tile",
-                    lambda: (launch(K.transpose_tiled, (side // 32, side // 32), (32, 8), (A, Bt, side)), Bt)[1],
-                    lambda: np.ascontiguousarray(A.T)))
-
-    a = rng.random(n22, np.float32)
-    rb = np.empty_like(a)
-    out.append(Case("reverse", f"reverse {n22:,}", lambda: (launch(reverse, cdiv(n22, 256), 256, (a, rb, n22)), rb)[1],
-                    lambda: a[::-1].copy()))
+        out.append(Case(key, f"naive transpose {side}², {block[0]}×{block[1]}", transpose_naive_16,
+                        (side // block[0], side // block[1]), block, lambda: (A, np.zeros_like(A), side),
+                        lambda: np.ascontiguousarray(A.T), 1, twin))
+    out.append(Case("tiled", f"tiled transpose {side}², 32×33 tile", K.transpose_tiled, (side // 32, side // 32),
+                    (32, 8), lambda: (A, np.zeros_like(A), side), lambda: np.ascontiguousarray(A.T), 1))
+    out.append(Case("reverse", f"reverse {n22:,}", reverse, cdiv(n22, 256), 256,
+                    lambda: (a, np.zeros_like(a), n22), lambda: a[::-1].copy(), 1))
     idx = rng.integers(0, n22, n22).astype(np.int32)
-    gb = np.empty_like(a)
-    out.append(Case("gather", f"random gather {n22:,}",
-                    lambda: (launch(gather, cdiv(n22, 256), 256, (a, idx, gb, n22)), gb)[1], lambda: a[idx]))
+    out.append(Case("gather", f"random gather {n22:,}", gather, cdiv(n22, 256), 256,
+                    lambda: (a, idx, np.zeros_like(a), n22), lambda: a[idx], 2))
+    x = rng.random(n20, f32)
 
-    x = rng.random(n20, np.float32)
-    partial = np.empty(n20 // 256, np.float32)
-
-    def reduce_floor():
+    def halving():  # the kernel's eight halving steps, in numpy
         s = x.reshape(-1, 256).copy()
         half = 128
-        while half:  # the same eight halving steps
+        while half:
             s[:, :half] += s[:, half:2 * half]
             half //= 2
-        return s[:, 0].copy()
+        return s[:, 0]
 
-    out.append(Case("reduce", f"reduction {n20:,} (8 syncs)",
-                    lambda: (launch(K.reduce_v3, n20 // 256, 256, (x, partial)), partial)[1], reduce_floor))
-
-    v = rng.standard_normal(n22).astype(np.float32)
-    dv = np.empty_like(v)
-    out.append(Case("branch", f"divergent branch {n22:,}",
-                    lambda: (launch(divergent, n22 // 256, 256, (v, dv, n22)), dv)[1],
-                    lambda: np.where(v > 0, v * 2, -v)))
-
+    out.append(Case("reduce", f"reduction {n20:,} (8 syncs)", K.reduce_v3, n20 // 256, 256,
+                    lambda: (x, np.zeros(n20 // 256, f32)), halving))
+    v = rng.standard_normal(n22).astype(f32)
+    out.append(Case("branch", f"divergent branch {n22:,}", divergent, n22 // 256, 256,
+                    lambda: (v, np.zeros_like(v), n22), lambda: np.where(v > 0, v * 2, -v), 1))
     data = rng.integers(0, 256, n22).astype(np.int32)
-    bins = np.zeros(256, np.int32)
-
-    def hist_sim():
-        bins[:] = 0
-        launch(histogram, cdiv(n22, 256), 256, (data, bins, n22))
-        return bins.copy()
-
-    out.append(Case("hist", f"shared histogram {n22:,} (atomics)", hist_sim,
-                    lambda: np.bincount(data, minlength=256).astype(np.int32)))
-
-    y0 = rng.random(n22, np.float32)
-    ys = np.empty_like(y0)
-
-    def stride_sim():
-        ys[:] = y0
-        launch(grid_stride, 1024, 256, (a, ys, np.float32(2), n22))
-        return ys.copy()
-
-    out.append(Case("stride", f"grid-stride loop {n22:,}", stride_sim, lambda: np.float32(2) * a + y0))
-
+    out.append(Case("hist", f"shared histogram {n22:,} (atomics)", histogram, cdiv(n22, 256), 256,
+                    lambda: (data, np.zeros(256, np.int32), n22), lambda: np.bincount(data, minlength=256), 1))
+    y0 = rng.random(n22, f32)
+    out.append(Case("stride", f"grid-stride loop {n22:,}", grid_stride, 1024, 256,
+                    lambda: (a, y0.copy(), f32(2), n22), lambda: f32(2) * a + y0, 1))
     m = 32 if quick else 128
-    vol = rng.random((m, m, m), np.float32)
-    vb = np.empty_like(vol)
-    out.append(Case("box3d", f"3-D block 8×8×4 over {m}³",
-                    lambda: (launch(box3d, (m // 8, m // 8, m // 4), (8, 8, 4), (vol, vb, m)), vb)[1],
-                    lambda: 2 * vol))
+    vol = rng.random((m, m, m), f32)
+    out.append(Case("box3d", f"3-D block 8×8×4 over {m}³", box3d, (m // 8, m // 8, m // 4), (8, 8, 4),
+                    lambda: (vol, np.zeros_like(vol), m), lambda: 2 * vol, 1))
     return out
 
 
@@ -225,21 +198,24 @@ def main(argv=None) -> int:
     chosen = [c for c in cases(args.quick) if not args.cases or c.key in args.cases.split(",")]
     rows, ratio = [], {}
     for c in chosen:
-        got, want = c.sim(), c.floor()  # warm-up, and the check
-        np.testing.assert_allclose(got, want, rtol=1e-5, err_msg=c.name)
-        ts, tn = best(c.sim, args.repeat), best(c.floor, args.repeat)
+        sim, floor = c.runner(launch), c.runner(run_in_numpy)
+        want = c.idiom()
+        for got in (sim(), floor()):  # warm-up, and the check
+            np.testing.assert_allclose(got, want, rtol=1e-5, err_msg=c.name)
+        ts, tn, ti = best(sim, args.repeat), best(floor, args.repeat), best(c.idiom, args.repeat)
         ratio[c.key] = ts / tn
-        rows.append((c, ts, tn, peak_bytes(c.sim)))
-    print(f"{'case':38} {'simtdocs':>10} {'numpy':>10} {'ratio':>7} {'peak MB':>8}")
-    for c, ts, tn, peak in rows:
-        print(f"{c.name:38} {ts * 1e3:8.1f}ms {tn * 1e3:8.2f}ms {ts / tn:6.1f}× {peak / 2**20:8.0f}")
+        rows.append((c, ts, tn, ti, peak_bytes(sim)))
+    print(f"{'case':38} {'simtdocs':>10} {'numpy':>10} {'ratio':>7} {'idiom':>9} {'ratio':>7} {'peak MB':>8}")
+    for c, ts, tn, ti, peak in rows:
+        print(f"{c.name:38} {ts * 1e3:8.1f}ms {tn * 1e3:8.2f}ms {ts / tn:6.1f}× {ti * 1e3:7.2f}ms "
+              f"{ts / ti:6.0f}× {peak / 2**20:8.0f}")
     worst = max(ratio, key=ratio.get)
     median = statistics.median(ratio.values())
     print(f"\nworst {ratio[worst]:.1f}× ({worst}), median {median:.1f}×")
     checks = [(f"every case ≤ {WORST_TARGET:.0f}×", ratio[worst] <= WORST_TARGET),
               (f"median ≤ {MEDIAN_TARGET:.0f}×", median <= MEDIAN_TARGET)]
-    times = {c.key: ts for c, ts, _, _ in rows}
-    for c, ts, _, _ in rows:
+    times = {c.key: ts for c, ts, *_ in rows}
+    for c, ts, *_ in rows:
         if c.twin in times:
             checks.append((f"{c.key} ≤ {TWIN_TARGET:.0f}× {c.twin}: {ts / times[c.twin]:.1f}×",
                            ts <= TWIN_TARGET * times[c.twin]))

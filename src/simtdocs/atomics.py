@@ -79,8 +79,10 @@ def _sorted(mem, keys, values, op, cmp):
     if op == "add" and mem.dtype.kind in "iu":  # integers add exactly in any grouping
         v = values[order]
         run = np.cumsum(v, dtype=mem.dtype)
-        old[order] = mem[k] + (run - v - (run[start] - v[start]))
-        np.add.at(mem, keys, values)
+        before = run[start] - v[start]  # the running sum before each element's first lane
+        old[order] = mem[k] + (run - v - before)
+        tail = np.append(head[1:], True)  # the last lane of each element: the element's total
+        mem[k[tail]] += run[tail] - before[tail]
         return old
     if op == "exch":  # each lane gets the value of the lane before it on its element
         v = values[order]

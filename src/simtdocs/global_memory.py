@@ -202,17 +202,22 @@ def _contiguous(blk, site, c, lanes, kind, array, start, step, width, value, bas
         g0, g1 = max(0, -(start // width)), min(n, (mem.size - start) // width)
     else:
         g0, g1 = max(0, start - mem.size + 1), min(n, start + 1)
+    # The active lanes as one run lo..hi (every lane between them active: a ragged tail, a
+    # guard like i < n) are moved by slices alone; other masks pick their lanes.
+    dense = lanes.all or hi < lo or lanes.count == hi - lo + 1
+    if dense and not lanes.all:
+        g0, g1 = max(g0, lo), min(g1, hi + 1)
     g1 = max(g0, g1)
     if kind == "read":
-        if (g0, g1) == (0, n) and lanes.all:
+        if dense and (g0, g1) == (0, n):
             return _lane_memory(mem, start, step, width, g0, g1).reshape(shape).copy()
         out = np.zeros((n * width,), array.dtype)
         out[g0 * width:g1 * width] = _lane_memory(mem, start, step, width, g0, g1)
-        return lanes.where(out.reshape(shape))
+        return out.reshape(shape) if dense else lanes.where(out.reshape(shape))
     values = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value",
                         shape[2:]).reshape(n * width)
     target = _lane_memory(writable(array).reshape(-1), start, step, width, g0, g1)
-    if lanes.all:
+    if dense:
         target[:] = values[g0 * width:g1 * width]
     else:
         keep = lanes.mask.reshape(-1)[g0:g1]
