@@ -482,4 +482,4 @@ def test_every_counter_is_defined_in_the_reference_docstring():
 
     table = simtdocs.reference.__doc__
     missing = [f.name for f in dataclasses.fields(Counters) if f"\n{f.name} " not in table]
-    assert not missing, f"counters without a definition in simtdocs/reference.py's docstring: {missing}"
+    assert not missing, f"counters without a definition in simtdocs/reference/__init__.py's docstring: {missing}"
