@@ -3,7 +3,7 @@ python blocks exactly as the site build does.
 
 pytest-codeblocks collects the blocks and applies the markers (skip, skipif,
 importorskip, cont). Each python block then runs through the site's own runner
-(:func:`simtdocs.docs.build.run_job`): ``--8<--`` lines expanded by the same function,
+(:func:`simtdocs.docs.runner.run_job`): ``--8<--`` lines expanded by the same function,
 ``__name__ == "__main__"``, the repository root as working directory, the same time
 limit, and the same checks on what the block prints and shows. Errors name the page
 line (or the snippet line and where it is included).
@@ -23,7 +23,7 @@ def _is_python_block(item) -> bool:
 def _run_like_the_site(item):
     import pytest
 
-    from simtdocs.docs import build
+    from simtdocs.docs import fences, runner
     from simtdocs.docs.snippets import SnippetError, expand_with_map
 
     if item.obj.importorskip is not None:  # what pytest-codeblocks' own runtest does first
@@ -36,7 +36,7 @@ def _run_like_the_site(item):
         name = page.as_posix()
     line = item.obj.lineno
     # The fences of this block (a cont chain is several), each with its own page lines.
-    chain = next(c for c in build.page_chains(page.read_text(encoding="utf-8"), name)
+    chain = next(c for c in fences.page_chains(page.read_text(encoding="utf-8"), name)
                  if c.fences[0].start + 1 == line)
     blocks = []
     for f in chain.fences:
@@ -44,9 +44,9 @@ def _run_like_the_site(item):
             code, where = expand_with_map(f.code.rstrip("\n"), (name, f.start + 2), ROOT)
         except SnippetError as exc:
             raise RuntimeError(f"{name}:{f.start + 1}: {exc}") from None
-        blocks.append(build.Block(f"test{f.start}", code, where, f"<{name}:{f.start + 1}>", name, f.start + 1))
-    limit = float(os.environ.get("SIMTDOCS_BLOCK_TIME_LIMIT", build.DEFAULT_TIME_LIMIT))
-    result = build.run_job(build.Job(blocks), str(ROOT), limit)
+        blocks.append(runner.Block(f"test{f.start}", code, where, f"<{name}:{f.start + 1}>", name, f.start + 1))
+    limit = float(os.environ.get("SIMTDOCS_BLOCK_TIME_LIMIT", runner.DEFAULT_TIME_LIMIT))
+    result = runner.run_job(runner.Job(blocks), str(ROOT), limit)
     if "error" in result:
         raise RuntimeError(result["error"])
 

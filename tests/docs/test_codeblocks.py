@@ -8,7 +8,7 @@ from pathlib import Path
 import subprocess
 import sys
 
-from simtdocs.docs.build import find_fences
+from simtdocs.docs.fences import find_fences
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -3,7 +3,7 @@ there is used and well formed, and each lecture has its own references section."
 
 import re
 
-from simtdocs.docs.build import find_fences
+from simtdocs.docs.fences import find_fences
 from simtdocs.docs.snippets import repo_root
 
 ROOT = repo_root()

@@ -28,7 +28,7 @@ import math
 import re
 from pathlib import Path
 
-from .build import GLUE_REF, find_fences
+from .fences import GLUE_REF, find_fences
 
 WORDS = {"zh": {"Figure": "图", "Table": "表", "cited": "（引用，非计算）", "output": "输出",
                 "reading": "阅读时间：约 {} 分钟（含运行代码）"},

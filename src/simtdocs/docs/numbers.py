@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .build import GLUE_REF, find_fences
+from .fences import GLUE_REF, find_fences
 from .snippets import expand_snippets, repo_root
 
 #: Numbers that may be typed although the code has them as literals: constants of the

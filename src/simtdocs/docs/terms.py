@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .build import GLUE_REF, find_fences
+from .fences import GLUE_REF, find_fences
 from .snippets import repo_root
 
 #: The course's terms: (Chinese form, English form, variants to avoid in Chinese, in English).

@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .build import GLUE_REF, find_fences
+from .fences import GLUE_REF, find_fences
 from .snippets import repo_root
 
 ANCHOR = re.compile(r"\{\s*[^}]*#([\w-]+)[^}]*\}\s*$")
