@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import simtdocs
-from simtdocs import AccessRecord, LaunchError, access_alt, draw_access, launch, reference
+from simtdocs import AccessRecord, LaunchError, access_alt, access_caption, draw_access, launch, reference
 from simtdocs.counters import Counters
 from simtdocs.i18n import language
 
@@ -34,8 +34,7 @@ def column(blk, words_per_row):
     blk.load(tile, (blk.tx, 0 * blk.tx))
 
 
-LOAD_LINE = one_load.__code__.co_firstlineno + 2  # the source lines of the two loads above
-COLUMN_LINE = column.__code__.co_firstlineno + 3
+LOAD_LINE = one_load.__code__.co_firstlineno + 2  # the source line of the load above
 
 # -- exact records of the textbook cases ------------------------------------------------------------
 
@@ -218,13 +217,17 @@ def reference_per_warp():
         log.append((block, lanes[0] // 32, site, "shared", (d.shared_wavefronts, d.shared_ideal_wavefronts),
                     len(lanes) * lane_bytes, tuple(t % 32 for t in lanes)))
 
+    own = {name: Block.__dict__[name] for name in ("_access", "_count_global", "_count_shared") if name in Block.__dict__}
     Block._access, Block._count_global = wrapped_access, wrapped_global
     Block._count_shared = staticmethod(wrapped_shared)
     try:
         yield log
     finally:
-        Block._access, Block._count_global = access, count_global
-        Block._count_shared = staticmethod(count_shared)
+        for name in ("_access", "_count_global", "_count_shared"):  # as they were, wherever they were defined
+            if name in own:
+                setattr(Block, name, own[name])
+            else:
+                delattr(Block, name)
 
 
 def as_logged(r: AccessRecord):
@@ -300,10 +303,12 @@ def test_picture_of_a_strided_load_has_its_sectors_and_waste():
     assert len(patches(fig, "used-")) * 4 == r.used_bytes
     assert len(patches(fig, "wasted-")) * 4 == r.wasted_bytes
     assert len([ln for ln in fig.axes[0].lines if (ln.get_gid() or "").startswith("to-")]) == len(r.lanes)
-    assert "32 lanes · 8 sectors · 256 bytes moved for 128 requested · 128 moved, not requested" in texts(fig)[-1]
-    assert str(access_alt(r)) == (f"One warp's load of a in global memory (line {LOAD_LINE}): 128 bytes requested by 32 active "
+    assert texts(fig)[-1] == ("global memory load: blk.load(a, offset + stride * width * i, width=width)\n"
+                              "32 lanes · 8 sectors · 256 bytes moved for 128 requested · 128 moved, not requested")
+    assert str(access_alt(r)) == ("One warp's load of a in global memory: 128 bytes requested by 32 active "
                                   "lanes, at addresses in 8 sectors of 32 bytes; 256 bytes move, 128 of them not "
                                   "requested.")
+    assert str(access_caption(r)).startswith("Top: the 32 lanes of warp 0 of block (0, 0, 0) (hollow: inactive). ")
 
 
 def test_picture_of_a_32_way_conflict_and_of_the_padded_tile():
@@ -319,7 +324,7 @@ def test_picture_of_a_32_way_conflict_and_of_the_padded_tile():
     assert patches(fig, "cell-") == sorted(f"cell-0-{b}" for b in range(32))
     assert "no bank conflict" in texts(fig)[-1]
     assert str(access_alt(conflict)) == (
-        f"One warp's load of tile in shared memory (line {COLUMN_LINE}): 32 active lanes spread over 1 bank; bank 0 is asked "
+        "One warp's load of tile in shared memory: 32 active lanes spread over 1 bank; bank 0 is asked "
         "for 32 different words, so the access takes 32 wavefronts where 1 would do.")
 
 

@@ -40,12 +40,12 @@ from .diagnostics import (
     SynccheckError,
 )
 from .model import Block, Shared, cdiv, launch
-from .pictures import access_alt, draw_access
+from .pictures import access_alt, access_caption, draw_access
 from .trace import AccessRecord
 
 __all__ = [
     "A100", "AccessRecord", "H100", "LABELS", "PRESETS", "RTX4090", "Block", "Counters", "Device",
     "InitcheckError", "LaunchError", "MemcheckError", "Race", "Shared", "SimulatorError",
-    "Stats", "SynccheckError", "TimeEstimate", "access_alt", "amdahl", "cdiv", "decode_step", "draw_access", "gustafson",
+    "Stats", "SynccheckError", "TimeEstimate", "access_alt", "access_caption", "amdahl", "cdiv", "decode_step", "draw_access", "gustafson",
     "latency_hiding", "launch", "launch_overhead", "occupancy", "waves",
 ]

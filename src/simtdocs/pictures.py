@@ -15,7 +15,8 @@ A record comes from ``launch(..., trace=(block, warp))`` (see :mod:`simtdocs.tra
 
 Labels are ``_()`` strings of the ``simtdocs`` catalog, so a ``Figure(draw=...)`` drawn per
 language reads in the page's language. ``access_alt(record)`` is the matching alt text,
-its numbers taken from the record.
+its numbers taken from the record, and ``access_caption(record)`` a caption saying how to
+read the picture: ``Figure(lambda: draw_access(r), alt=access_alt(r), caption=access_caption(r))``.
 """
 
 from __future__ import annotations
@@ -32,13 +33,26 @@ def _kind(record: AccessRecord):
     return {"load": _("load"), "store": _("store"), "atomic": _("atomic")}[record.kind]
 
 
+def _code(source: str) -> str:
+    """A source line without its trailing comment."""
+    import io
+    import tokenize
+
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.COMMENT:
+                return source[:token.start[1]].rstrip()
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return source
+
+
 def access_title(record: AccessRecord):
-    """The first line of the picture: space, kind, array and source line."""
+    """The first line of the picture: the memory space, the kind of access and the kernel's source line."""
+    source = _code(record.site.source) or record.array
     if record.space == "global":
-        return _("global memory {kind} of {array} (line {line})", kind=_kind(record), array=record.array,
-                 line=record.site.lineno)
-    return _("shared memory {kind} of {array} (line {line})", kind=_kind(record), array=record.array,
-             line=record.site.lineno)
+        return _("global memory {kind}: {source}", kind=_kind(record), source=source)
+    return _("shared memory {kind}: {source}", kind=_kind(record), source=source)
 
 
 def _verdict(record: AccessRecord):
@@ -77,22 +91,34 @@ def access_alt(record: AccessRecord):
     """What the picture of ``record`` shows, in words, for readers who cannot see it."""
     lanes = _n("{n} active lane", "{n} active lanes", n=len(record.lanes))
     if record.space == "global":
-        return _("One warp's {kind} of {array} in global memory (line {line}): {requested} bytes requested by "
+        return _("One warp's {kind} of {array} in global memory: {requested} bytes requested by "
                  "{lanes}, at addresses in {sectors} of 32 bytes; {moved} bytes move, {wasted} of them not requested.",
-                 kind=_kind(record), array=record.array, line=record.site.lineno, requested=record.requested_bytes,
+                 kind=_kind(record), array=record.array, requested=record.requested_bytes,
                  lanes=lanes, sectors=_n("{n} sector", "{n} sectors", n=len(record.sectors)),
                  moved=record.moved_bytes, wasted=record.wasted_bytes)
     most, bank = _fullest_bank(record)
     banks = len({w % BANKS for i in range(len(record.lanes)) for w in record.words(i)})
     wavefronts = _n("{n} wavefront", "{n} wavefronts", n=len(record.wavefronts))
-    fields = dict(kind=_kind(record), array=record.array, line=record.site.lineno, lanes=lanes,
+    fields = dict(kind=_kind(record), array=record.array, lanes=lanes,
                   banks=_n("{n} bank", "{n} banks", n=banks), wavefronts=wavefronts)
     if record.bank_conflicts == 0:
-        return _("One warp's {kind} of {array} in shared memory (line {line}): {lanes} spread over {banks}, no "
+        return _("One warp's {kind} of {array} in shared memory: {lanes} spread over {banks}, no "
                  "bank asked for two different words, so it takes {wavefronts}, the fewest possible.", **fields)
-    return _("One warp's {kind} of {array} in shared memory (line {line}): {lanes} spread over {banks}; bank "
+    return _("One warp's {kind} of {array} in shared memory: {lanes} spread over {banks}; bank "
              "{bank} is asked for {most} different words, so the access takes {wavefronts} where {ideal} would do.",
              bank=bank, most=most, ideal=record.ideal_wavefronts, **fields)
+
+
+def access_caption(record: AccessRecord):
+    """How to read the picture of ``record``: a figure caption."""
+    block = "({}, {}, {})".format(*record.block)
+    if record.space == "global":
+        return _("Top: the 32 lanes of warp {warp} of block {block} (hollow: inactive). Bottom: the 32-byte sectors "
+                 "this instruction moves, with their numbers; filled bytes were asked for by a lane, hatched bytes "
+                 "moved for nothing.", warp=record.warp, block=block)
+    return _("Top: the 32 lanes of warp {warp} of block {block} (hollow: inactive). Middle: the 32 banks. Below each "
+             "bank, one cell per word it delivers, one row per wavefront; red marks the words that wait for an "
+             "extra wavefront (a bank conflict).", warp=record.warp, block=block)
 
 
 def draw_access(record: AccessRecord, ax=None):
