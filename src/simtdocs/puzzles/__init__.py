@@ -1,0 +1,45 @@
+"""Kernel puzzles graded by the simulator.
+
+``PUZZLES`` maps a name to a :class:`Puzzle`, in the order of the lectures: the P2
+puzzles (threads and indices, then memory), then those of the execution-model lecture.
+Each has a ``statement`` and a ``hint`` (shown in the reader's language), a ``skeleton``
+kernel to edit, a ``solution``, and ``check(kernel)``, which launches the kernel in the
+simulator and returns a :class:`Verdict`: ``passed`` and a ``message`` in the lecture's
+words ("wrong value at element 37 …", "coalescing 12% where ≥ 90% is asked …").
+
+    from simtdocs.puzzles import PUZZLES
+    puzzle = PUZZLES["double"]
+    def double(blk, a, out):
+        i = blk.bx * blk.bdx + blk.tx
+        blk.store(out, i, 2 * blk.load(a, i))
+    puzzle.check(double)        # ✅ passed: all 1024 values right
+"""
+
+from __future__ import annotations
+
+from simtdocs.i18n import Listing, _
+
+from . import exec_model, p2_memory, p2_threads
+from .core import KINDS, Budget, Case, Coalescing, Divergence, NoBankConflict, Puzzle, Rule
+from .verdict import Verdict
+
+PUZZLES: dict[str, Puzzle] = {p.name: p for p in (*p2_threads.PUZZLES, *p2_memory.PUZZLES, *exec_model.PUZZLES)}
+
+
+def of_lecture(lecture: str) -> list[Puzzle]:
+    """The puzzles of one lecture (``"p2"`` or ``"exec_model"``), in order."""
+    return [p for p in PUZZLES.values() if p.lecture == lecture]
+
+
+def table(lecture: str):
+    """A :class:`simtdocs.docs.Table` of a lecture's puzzles: title, kind, and what ``check``
+    asks beyond right values and a clean run."""
+    from simtdocs.docs import Table
+
+    rows = [(k, p.title, KINDS[p.kind], Listing([r.describe() for r in p.rules]) if p.rules else "—")
+            for k, p in enumerate(of_lecture(lecture), 1)]
+    return Table(rows, columns=["#", _("puzzle"), _("kind"), _("asked besides right values and a clean run")], align="rlll")
+
+
+__all__ = ["PUZZLES", "KINDS", "Budget", "Case", "Coalescing", "Divergence", "NoBankConflict",
+           "Puzzle", "Rule", "Verdict", "of_lecture", "table"]

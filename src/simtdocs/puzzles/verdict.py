@@ -1,0 +1,195 @@
+"""What a checked kernel gets back: a :class:`Verdict`, worded in the lecture's terms.
+
+Every message is one :class:`~simtdocs.i18n.Msg` (English in the code, Chinese in the
+``simtdocs`` catalog), so a page shows it in its language and a notebook in the
+reader's. What the simulator's sanitizer printed stays as it printed it (like
+``compute-sanitizer``, in English) in ``detail``, under the message.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from simtdocs.diagnostics import Race
+from simtdocs.i18n import Msg, _, current_language
+
+
+@dataclass
+class Verdict:
+    """``passed``, the ``message`` saying why (a :class:`Msg`), and what backs it up.
+
+    ``detail`` is the sanitizer's own report when the simulator stopped the kernel;
+    ``stats`` the launch's counters when it ran to the end; ``figure`` an optional
+    picture (a :class:`simtdocs.docs.Figure`) of the access the message is about.
+    """
+
+    passed: bool
+    message: Msg
+    detail: str | None = None
+    stats: Any = None
+    figure: Any = field(default=None, repr=False)
+
+    def text(self, lang: str | None = None) -> str:
+        """The message in ``lang`` (the current language by default), with its mark."""
+        lang = lang or current_language()
+        mark = "✅" if self.passed else "❌"
+        return f"{mark} {self.message.pick(lang)}"
+
+    def render(self, lang: str, picture: bool = True) -> str:
+        out = f"**{self.text(lang)}**"
+        if self.detail:
+            out += "\n\n```text\n" + self.detail.rstrip() + "\n```"
+        if self.figure is not None and picture:
+            out += "\n\n" + self.figure.render(lang)
+        return out
+
+    def _repr_markdown_(self) -> str:
+        return self.render(current_language(), picture=_rich_display())
+
+    def __str__(self) -> str:
+        body = self.text()
+        return body + ("\n" + self.detail if self.detail else "")
+
+    __repr__ = __str__
+
+
+def _rich_display() -> bool:
+    """True where a picture can be shown: a page being built, a notebook (executed by the
+    site or in Jupyter). A terminal gets the message without a page of SVG."""
+    from simtdocs.docs import display
+
+    return (display._recorder.get() is not None or display._display_sink.get() is not None
+            or display._in_notebook())
+
+
+# -- the pieces of a message -------------------------------------------------------------
+
+
+def number(x) -> str:
+    """A value as the reader would print it: 74.0, 2.5, -0.125, 1e-08 (7 for an integer)."""
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    x = float(x)
+    if np.isnan(x):
+        return "nan"
+    s = f"{x:.6g}"
+    return s + ".0" if re.fullmatch(r"-?\d+", s) else s
+
+
+def triple(values) -> str:
+    """'(3, 0, 0)': a thread or block index the way CUDA's dim3 reads."""
+    return "(" + ", ".join(str(int(v)) for v in values) + ")"
+
+
+def where(flat: int, shape) -> str:
+    """'37' in a 1-D array, '[3][16]' in a 2-D one."""
+    if len(shape) == 1:
+        return str(int(flat))
+    return "".join(f"[{int(i)}]" for i in np.unravel_index(int(flat), shape))
+
+
+class Lines:
+    """Source lines named relative to the kernel: line 1 is its ``def``."""
+
+    def __init__(self, kernel):
+        code = getattr(kernel, "__code__", None)
+        self.filename = code.co_filename if code else None
+        self.first = code.co_firstlineno if code else 1
+
+    def number(self, filename: str, lineno: int) -> int:
+        if filename == self.filename and lineno >= self.first:
+            return lineno - self.first + 1
+        return lineno
+
+    def renumber(self, report: str) -> str:
+        """The sanitizer's report with its '(line N' counted from the kernel's ``def``, as the
+        message counts them (the kernel's own file is the only one it names)."""
+        return _LINE.sub(lambda m: f"(line {self.number(self.filename, int(m.group(1)))}", report)
+
+    def of(self, site) -> Msg:
+        """'line 7 (`v = blk.load(...)`)'."""
+        n = self.number(site.filename, site.lineno)
+        if site.source:
+            return _("line {line} (`{source}`)", line=n, source=site.source)
+        return _("line {line}", line=n)
+
+
+# -- sanitizer errors, reworded -----------------------------------------------------------
+
+_THREAD = re.compile(r"by thread \((\d+),(\d+),(\d+)\) in block \((\d+),(\d+),(\d+)\)")
+_LINE = re.compile(r"\(line (\d+)")
+_ACCESS = re.compile(r"Invalid (__global__|__shared__) (read|write|atomic)")
+_BARRIER = re.compile(r"reached by (\d+) of (\d+) threads of block \((\d+),(\d+),(\d+)\)")
+_SHARED_ELEMENT = re.compile(r"shared (\S+) was never written")
+
+VERBS = {"read": _("reads"), "write": _("writes"), "atomic": _("updates")}
+
+
+def _site_line(text: str, lines: Lines) -> int | str:
+    m = _LINE.search(text)
+    if not m:
+        return "?"
+    return lines.number(lines.filename, int(m.group(1)))
+
+
+def memcheck(exc: Exception, lines: Lines) -> Msg:
+    text = str(exc)
+    who = _THREAD.search(text)
+    line = _site_line(text, lines)
+    if who is None:
+        return _("the simulator's memcheck stopped the kernel on line {line}", line=line)
+    thread, block = triple(who.groups()[:3]), triple(who.groups()[3:])
+    access = _ACCESS.search(text)
+    if access is None:  # a misaligned access
+        return _("thread {thread} of block {block} makes a misaligned access on line {line}",
+                 thread=thread, block=block, line=line)
+    verb = VERBS[access.group(2)]
+    if access.group(1) == "__shared__":
+        return _("thread {thread} of block {block} {verb} shared memory out of bounds on line {line}",
+                 thread=thread, block=block, verb=verb, line=line)
+    return _("thread {thread} of block {block} {verb} out of bounds on line {line}",
+             thread=thread, block=block, verb=verb, line=line)
+
+
+def synccheck(exc: Exception, lines: Lines) -> Msg:
+    text = str(exc)
+    m = _BARRIER.search(text)
+    line = _site_line(text, lines)
+    if m is None:
+        return _("the simulator's synccheck stopped the kernel on line {line}", line=line)
+    reached, total = int(m.group(1)), int(m.group(2))
+    return _("__syncthreads() on line {line} is reached by {reached} of the {total} threads of block {block}: "
+             "a barrier inside an if", line=line, reached=reached, total=total, block=triple(m.groups()[2:]))
+
+
+def initcheck(exc: Exception, lines: Lines) -> Msg:
+    text = str(exc)
+    who = _THREAD.search(text)
+    element = _SHARED_ELEMENT.search(text)
+    line = _site_line(text, lines)
+    if who is None or element is None:
+        return _("the simulator's initcheck stopped the kernel on line {line}", line=line)
+    return _("thread {thread} of block {block} reads shared {element} on line {line}, "
+             "which no thread of its block wrote", thread=triple(who.groups()[:3]),
+             block=triple(who.groups()[3:]), element=element.group(1), line=line)
+
+
+def race(first: Race, count: int, lines: Lines) -> Msg:
+    """'a race between warps 0 and 7 on line 6: warp 0 reads shared tile[255], which warp 7
+    writes on line 5, …'."""
+    line = lines.number(first.site.filename, first.site.lineno)
+    other = lines.number(first.other_site.filename, first.other_site.lineno) if first.other_site else "?"
+    fields = dict(w=first.warp, o=first.other_warp, elem=f"{first.array}{first.where}", other=other)
+    if first.kind == "read-after-write":
+        what = _("warp {w} reads shared {elem}, which warp {o} writes on line {other}", **fields)
+    elif first.kind == "write-after-read":
+        what = _("warp {w} overwrites shared {elem}, which warp {o} reads on line {other}", **fields)
+    else:
+        what = _("warps {w} and {o} both write shared {elem}, the other on line {other}", **fields)
+    return _("a race between warps {a} and {b} on line {line}: {what}, with no __syncthreads() between "
+             "({count} hazards in all)", a=min(first.warp, first.other_warp),
+             b=max(first.warp, first.other_warp), line=line, what=what, count=count)
