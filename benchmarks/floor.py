@@ -4,9 +4,11 @@
 that has the simulator's thread arrays (``bx``, ``tx``, …, the same shapes and dtypes)
 and moves data with numpy fancy indexing: loads, stores, shared memory per block, atomics
 with ``np.add.at``. It keeps no counters, checks no bounds, records no races, computes no
-old values for atomics and treats barriers and branches as the masks they are. So it does
-exactly the kernel's arithmetic and data movement and nothing else: what a simulator
-cannot avoid paying, and the baseline the suite's ratios are taken against.
+old values for atomics and treats barriers and branches as the masks they are. An index
+that is a run of consecutive elements moves its data by a slice, as a careful numpy
+programmer would. So it does exactly the kernel's arithmetic and data movement and
+nothing else: what a simulator cannot avoid paying, and the baseline the suite's ratios
+are taken against.
 
 It knows only what the suite's kernels use; anything else raises ``NotImplementedError``.
 """
@@ -16,6 +18,15 @@ from __future__ import annotations
 import numpy as np
 
 from simtdocs.model import THREADS_PER_PASS  # as many threads at once as the simulator
+
+
+def _as_slice(index: np.ndarray):
+    """``index`` as a slice when it is a run of consecutive elements (cheaper to move data by)."""
+    flat = index.reshape(-1)
+    if flat.size and int(flat[-1]) - int(flat[0]) == flat.size - 1:
+        if np.array_equal(flat, np.arange(flat[0], flat[0] + flat.size, dtype=flat.dtype)):
+            return slice(int(flat[0]), int(flat[0]) + flat.size)
+    return index
 
 
 class SharedArray:
@@ -49,7 +60,9 @@ class NumpyBlock:
             parts, rows = [p[m] for p in parts], rows[m]
         if isinstance(array, SharedArray):
             return array.data, (rows, *parts)
-        return (array.reshape(-1), tuple(parts)) if len(parts) == 1 else (array, tuple(parts))
+        if len(parts) > 1:
+            return array, tuple(parts)
+        return array.reshape(-1), (_as_slice(parts[0]),)
 
     def shared(self, shape, dtype=np.float32, name="shared", dynamic=False):
         return SharedArray(self.nblocks, shape, dtype)
@@ -59,7 +72,8 @@ class NumpyBlock:
             raise NotImplementedError("vector loads")
         data, at = self._where(array, index, mask)
         if mask is None:
-            return data[at]
+            got = data[at]
+            return got.reshape(self._shape).copy() if isinstance(at[0], slice) else got
         out = np.zeros(self._shape, data.dtype)
         out[np.broadcast_to(mask, self._shape)] = data[at]
         return out
@@ -69,7 +83,8 @@ class NumpyBlock:
             raise NotImplementedError("vector stores")
         data, at = self._where(array, index, mask)
         v = np.broadcast_to(np.asarray(value, data.dtype), self._shape)
-        data[at] = v if mask is None else v[np.broadcast_to(mask, self._shape)]
+        v = v if mask is None else v[np.broadcast_to(mask, self._shape)]
+        data[at] = v.reshape(-1) if isinstance(at[0], slice) else v
 
     def atomic_add(self, array, index, value, mask=None):
         data, at = self._where(array, index, mask)

@@ -164,14 +164,7 @@ def _contiguous(blk, site, c, lanes, kind, array, start, step, width, value, bas
     """Load or store for an index ``start + step·t``: bounds, sectors and data by end points."""
     n = blk.nblocks * blk.nthreads
     mem = array.reshape(-1)
-    if lanes.all:
-        lo, hi = 0, n - 1
-    else:
-        flat_mask = lanes.mask.reshape(-1)
-        if not flat_mask.any():
-            lo, hi = 0, -1
-        else:
-            lo, hi = int(flat_mask.argmax()), n - 1 - int(flat_mask[::-1].argmax())
+    lo, hi = lanes.span
     if hi >= lo:
         ends = (start + step * lo, start + step * hi)
         if min(ends) < 0 or max(ends) + width > mem.size:

@@ -140,6 +140,17 @@ class Lanes:
         return int(np.count_nonzero(self.row_any))
 
     @functools.cached_property
+    def span(self) -> tuple[int, int]:
+        """(first, last) active thread of the pass, counted block-major; (0, -1) when none is."""
+        n = self.blocks * self.geo.threads
+        if self.mask is None:
+            return 0, n - 1
+        flat = np.ascontiguousarray(self.mask).reshape(-1)
+        if not flat.any():
+            return 0, -1
+        return int(flat.argmax()), n - 1 - int(flat[::-1].argmax())
+
+    @functools.cached_property
     def threads(self) -> tuple[np.ndarray, np.ndarray]:
         """(block in the pass, thread) of every active lane, in serial order."""
         if self.mask is None:
