@@ -10,7 +10,7 @@
 import numpy as np
 
 from simtdocs import H100, cdiv, launch
-from simtdocs.docs import Table, glue, show
+from simtdocs.docs import Table, show
 
 
 # %%
@@ -38,8 +38,14 @@ assert np.array_equal(c, a + b)
 # %%
 # --8<-- [start:report]
 show(Table.counters(stats))
+# --8<-- [end:report]
+
+# %%
+# --8<-- [start:glue]
+from simtdocs.docs import glue
+
 glue("coalescing", stats.coalescing_efficiency, ".0%")
 glue("blocks", cdiv(n, threads))
 glue("n", n)
 glue("threads", threads)
-# --8<-- [end:report]
+# --8<-- [end:glue]
