@@ -26,6 +26,8 @@ SOURCES = {
     "exec_model": "snippets/exec_model",
 }
 assert tuple(SOURCES) == DOMAINS
+# A lecture's presentation helpers, src/simtdocs/lectures/<domain>.py, belong to its catalog, not simtdocs'.
+LECTURES = "src/simtdocs/lectures"
 HEADER = ("# {lang} translations of the {domain} labels, kept by `make translations`\n"
           "# (python -m simtdocs.docs.catalogs). Fill msgstr; do not edit the msgid lines.")
 TARGETS = [lang for lang in LANGUAGES if lang != SOURCE_LANGUAGE]
@@ -34,17 +36,22 @@ TARGETS = [lang for lang in LANGUAGES if lang != SOURCE_LANGUAGE]
 def extract(domain: str):
     """A template catalog of every ``_()`` string in the domain's sources, with where it is used."""
     from babel.messages.catalog import Catalog
-    from babel.messages.extract import extract_from_dir
+    from babel.messages.extract import extract as extract_file, extract_from_dir
 
     root = repo_root()
     template = Catalog(domain=domain, project="simtdocs", charset="utf-8")
     folder = root / SOURCES[domain]
-    for filename, lineno, message, comments, context in extract_from_dir(
-        folder, method_map=[("**.py", "python")], keywords={"_": None, "_n": (1, 2), "translate": (1,)}, comment_tags=("TRANSLATORS:",),
-    ):
+    options = dict(keywords={"_": None, "_n": (1, 2), "translate": (1,)}, comment_tags=("TRANSLATORS:",))
+    skip = [("lectures/**", "ignore")] if domain == "simtdocs" else []
+    found = [((Path(SOURCES[domain]) / f).as_posix(), n, m, c, ctx) for f, n, m, c, ctx in extract_from_dir(
+        folder, method_map=[*skip, ("**.py", "python")], **options)]
+    helpers = root / LECTURES / f"{domain}.py"
+    if helpers.exists():
+        with helpers.open("rb") as f:
+            found += [(f"{LECTURES}/{domain}.py", n, m, c, ctx) for n, m, c, ctx in extract_file("python", f, **options)]
+    for where, lineno, message, comments, context in found:
         if isinstance(message, tuple):  # _("text", name=...) gives (text, None, ...); _n gives (one, many)
             message = message[:2] if isinstance(message[1], str) else message[0]
-        where = (Path(SOURCES[domain]) / filename).as_posix()
         template.add(message, None, [(where, lineno)], auto_comments=comments, context=context)
     return template
 
