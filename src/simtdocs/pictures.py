@@ -136,7 +136,7 @@ def draw_access(record: AccessRecord, ax=None):
         fig, new = ax.figure, False
     low, high = (_draw_global if record.space == "global" else _draw_shared)(record, ax)
     ax.set_ylim(low, high)
-    ax.set_title(f"{access_title(record)}\n{access_summary(record)}", fontsize=9, loc="left")
+    ax.set_title(f"{access_title(record)}\n{access_summary(record)}", fontsize=10.5, loc="left")
     ax.axis("off")
     if new:  # half an inch per unit of height (a lane square is 0.4 high), plus title and legend
         fig.set_size_inches(7.5, 1.0 + 0.5 * (high - low))
@@ -152,9 +152,9 @@ def _lanes(ax, record: AccessRecord, y: float) -> None:
         on = lane in active
         ax.add_patch(Rectangle((lane + 0.1, y), 0.8, 0.4, facecolor=LANE if on else "white", edgecolor=LANE,
                                lw=0.6, gid=f"lane-{lane}"))
-        ax.text(lane + 0.5, y + 0.2, str(lane), ha="center", va="center", fontsize=5,
+        ax.text(lane + 0.5, y + 0.2, str(lane), ha="center", va="center", fontsize=6.5,
                 color="white" if on else LANE)
-    ax.text(-0.4, y + 0.2, str(_("lane")), ha="right", va="center", fontsize=8)
+    ax.text(-0.4, y + 0.2, str(_("lane")), ha="right", va="center", fontsize=9.5)
 
 
 def _draw_global(record: AccessRecord, ax) -> None:
@@ -178,19 +178,19 @@ def _draw_global(record: AccessRecord, ax) -> None:
                                    gid=f"{'used' if used else 'wasted'}-{s}-{k}"))
         ax.add_patch(Rectangle((left[s], 0), width, top, fill=False, edgecolor="black", lw=1.0, gid=f"sector-{s}"))
         many = len(sectors) > 12
-        ax.text(left[s] + width / 2, -0.08, str(s), ha="center", va="top", fontsize=5 if many else 7,
+        ax.text(left[s] + width / 2, -0.08, str(s), ha="center", va="top", fontsize=6.5 if many else 8.5,
                 rotation=90 if many else 0)
     for lane, a in zip(record.lanes, record.addresses):
         s = a // SECTOR_BYTES
         x = left[s] + width * (a % SECTOR_BYTES + record.lane_bytes / 2) / SECTOR_BYTES
         ax.plot([lane + 0.5, x], [lane_y, top], color=LINE, lw=0.7, alpha=0.8, gid=f"to-{lane}")
     _lanes(ax, record, lane_y)
-    ax.text(-0.4, top / 2, str(_("sector")), ha="right", va="center", fontsize=8)
-    ax.set_xlim(-3.2, WARP_SIZE + 0.2)
+    ax.text(-0.4, top / 2, str(_("sector")), ha="right", va="center", fontsize=9.5)
+    ax.set_xlim(-4.0, WARP_SIZE + 0.2)
     ax.legend(handles=[Patch(facecolor=USED, alpha=0.85, label=str(_("bytes a lane asked for"))),
                        Patch(facecolor=WASTED, alpha=0.5, hatch="////", label=str(_("moved, not asked for"))),
                        Line2D([], [], color=LINE, lw=0.7, label=str(_("lane → its bytes")))],
-              loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=7, frameon=False)
+              loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=8.5, frameon=False)
     return (-0.9 if len(sectors) > 12 else -0.6), lane_y + 0.5
 
 
@@ -216,27 +216,27 @@ def _draw_shared(record: AccessRecord, ax) -> None:
         ax.add_patch(Rectangle((bank + 0.1, y), 0.8, h * 0.9, facecolor=CONFLICT if (j, bank) in extra else USED,
                                alpha=0.8, edgecolor="none", gid=f"cell-{j}-{bank}"))
         if h >= 0.3:
-            ax.text(bank + 0.5, y + h * 0.45, str(w), ha="center", va="center", fontsize=4.5, color="white")
+            ax.text(bank + 0.5, y + h * 0.45, str(w), ha="center", va="center", fontsize=5.5, color="white")
     for bank in range(BANKS):
         ax.add_patch(Rectangle((bank + 0.1, head), 0.8, 0.35, facecolor="#fde0dd" if bank in hot else "white",
                                edgecolor=CONFLICT if bank in hot else "black", lw=1.0 if bank in hot else 0.6,
                                gid=f"bank-{bank}"))
-        ax.text(bank + 0.5, head + 0.175, str(bank), ha="center", va="center", fontsize=5)
+        ax.text(bank + 0.5, head + 0.175, str(bank), ha="center", va="center", fontsize=6.5)
     for i, lane in enumerate(record.lanes):
         for w, j in zip(record.words(i), record.served[i]):
             bank = w % BANKS
             ax.plot([lane + 0.5, bank + 0.5], [lane_y, head + 0.35],
                     color=CONFLICT if (j, bank) in extra else LINE, lw=0.7, alpha=0.8, gid=f"to-{lane}-{w}")
     _lanes(ax, record, lane_y)
-    ax.text(-0.4, head + 0.175, str(_("bank")), ha="right", va="center", fontsize=8)
+    ax.text(-0.4, head + 0.175, str(_("bank")), ha="right", va="center", fontsize=9.5)
     ax.text(-0.9 if rows > 1 else -0.4, head - 0.1 - min(rows, 2) * h / 2, str(_("wavefront")), ha="right",
-            va="center", fontsize=8)
+            va="center", fontsize=9.5)
     if rows > 1:  # the first and the last wavefront's numbers
         for j in (0, rows - 1):
-            ax.text(-0.1, head - 0.1 - j * h - h / 2, str(j + 1), ha="right", va="center", fontsize=6)
-    ax.set_xlim(-4.2, WARP_SIZE + 0.2)
+            ax.text(-0.1, head - 0.1 - j * h - h / 2, str(j + 1), ha="right", va="center", fontsize=7)
+    ax.set_xlim(-5.2, WARP_SIZE + 0.2)
     ax.legend(handles=[Patch(facecolor=USED, alpha=0.8, label=str(_("word (its number) served in the first wavefront of its phase"))),
                        Patch(facecolor=CONFLICT, alpha=0.8,
                              label=str(_("another word of a busy bank: an extra wavefront")))],
-              loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=7, frameon=False)
+              loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=1, fontsize=8.5, frameon=False)
     return head - 0.2 - rows * h, lane_y + 0.5
