@@ -14,7 +14,8 @@
 import numpy as np
 
 from simtdocs import RTX4090, launch
-from simtdocs.docs import T, Table, glue, show
+from simtdocs.docs import show
+from simtdocs.lectures import exec_model as lecture  # the tables and figures of this lecture
 # --8<-- [end:setup]
 
 
@@ -43,42 +44,31 @@ layouts = {
     "interleaved": tid % 2 == 0,  # even threads take the if: every warp is split
     "warp_aligned": (tid // 32) % 2 == 0,  # the same 50/50 split, one decision per warp
 }
-rows = []
+results = {}
 for name, take_if in layouts.items():
     out = np.zeros(n, np.int32)
     stats = launch(if_else, grid=1, block=n, args=(take_if, out), device=RTX4090)
     assert np.array_equal(out, np.where(take_if, 1, 2))  # both layouts compute the right answer
     bodies = branch_bodies(stats)
     assert bodies == stats.warps + stats.divergent_branches  # a split warp pays one body more
-    tax = bodies / stats.warps  # 1.00× means no warp paid for both sides
-    rows.append((name, int(take_if.mean() * 100), stats.divergent_branches, bodies, tax))
-    glue(f"em_div_{name}_bodies", bodies)
-    glue(f"em_div_{name}_tax", tax, ".2f")
-    glue(f"em_div_{name}_divergent", stats.divergent_branches)
-glue("em_div_warps", stats.warps)
+    results[name] = (stats, bodies)
+show(lecture.branch_layout_table(layouts, results))  # divergence tax = bodies per warp; 1.00× is none
 # --8<-- [end:run]
 
 # %%
-# --8<-- [start:table]
-label = {"interleaved": T("逐线程交替", "interleaved"), "warp_aligned": T("按 warp 对齐", "warp-aligned")}
-show(
-    Table(
-        rows=[(label[r[0]], *r[1:]) for r in rows],
-        columns=[
-            T("分支布局", "branch layout"),
-            T("走 if 的线程 %", "threads taking the if, %"),
-            T("发散分支数", "divergent branches"),
-            T("执行的分支体", "branch bodies executed"),
-            T("发散代价", "divergence tax"),
-        ],
-        fmt=[None, None, ",", ",", ".2f"],
-    )
-)
-# --8<-- [end:table]
+# --8<-- [start:glue]
+from simtdocs.docs import glue
+
+for name, (stats, bodies) in results.items():
+    glue(f"em_div_{name}_bodies", bodies)
+    glue(f"em_div_{name}_tax", bodies / stats.warps, ".2f")
+    glue(f"em_div_{name}_divergent", stats.divergent_branches)
+glue("em_div_warps", stats.warps)
+# --8<-- [end:glue]
 
 # %%
 if __name__ == "__main__":
     # A short report for the terminal, from the simulator's counters.
     print(f"warps                         : {stats.warps}")
-    for name, _, _, bodies, tax in rows:
-        print(f"{name:<13} branch bodies : {bodies}  (divergence tax {tax:.2f}x)")
+    for name, (stats, bodies) in results.items():
+        print(f"{name:<13} branch bodies : {bodies}  (divergence tax {bodies / stats.warps:.2f}x)")
