@@ -13,8 +13,9 @@
 # --8<-- [start:setup]
 import numpy as np
 
-from simtdocs import LABELS, RTX4090, cdiv, launch, occupancy, waves
-from simtdocs.docs import T, Table, glue, show
+from simtdocs import RTX4090, cdiv, launch, occupancy, waves
+from simtdocs.docs import show
+from simtdocs.lectures import exec_model as lecture  # the tables and figures of this lecture
 # --8<-- [end:setup]
 
 
@@ -23,7 +24,7 @@ from simtdocs.docs import T, Table, glue, show
 def silu_and_mul(blk, out, inp, d):
     token = blk.bx  # one block per token
     idx = blk.tx  # first element of this thread
-    for _ in range(cdiv(d, blk.bdx)):  # for (idx = threadIdx.x; idx < d; idx += blockDim.x)
+    for _step in range(cdiv(d, blk.bdx)):  # for (idx = threadIdx.x; idx < d; idx += blockDim.x)
         m = blk.branch(idx < d)  # the loop test: threads past the end leave
         x = blk.load(inp, token * 2 * d + idx, mask=m)  # first half of the token's row
         y = blk.load(inp, token * 2 * d + d + idx, mask=m)  # second half
@@ -47,9 +48,13 @@ rows2 = inp.reshape(tokens, 2, d).astype(np.float32)
 expected = rows2[:, 0] / (1 + np.exp(-rows2[:, 0])) * rows2[:, 1]
 assert np.allclose(out.reshape(tokens, d), expected, rtol=2e-3, atol=2e-3)
 
-keys = ["warps", "warp_instructions", "simt_efficiency", "divergent_branches", "sectors", "coalescing_efficiency"]
-value = {k: f"{getattr(stats, k):.1%}" if k.endswith("efficiency") else f"{getattr(stats, k):,}" for k in keys}
-show(Table([(LABELS[k], value[k]) for k in keys], [T("计数器", "counter"), T("值", "value")]))
+show(lecture.silu_table(stats))
+# --8<-- [end:run]
+
+# %%
+# --8<-- [start:run_glue]
+from simtdocs.docs import glue
+
 glue("em_vl_d", d)
 glue("em_vl_tokens", tokens)
 glue("em_vl_threads", threads)
@@ -58,37 +63,24 @@ glue("em_vl_iterations", cdiv(d, threads))
 glue("em_vl_last_threads", d - (cdiv(d, threads) - 1) * threads)
 glue("em_vl_coalescing", stats.coalescing_efficiency, ".0%")
 glue("em_vl_divergent", stats.divergent_branches)
-# --8<-- [end:run]
+# --8<-- [end:run_glue]
 
 
 # %%
 # --8<-- [start:waves]
 occ = occupancy(threads, 32, device=RTX4090)  # 32 registers: the warp limit decides anyway
+S = RTX4090.sm_count
+batches = (1, 8, S, S + 1, 2 * S, 2048)  # tokens in the batch = blocks in the grid
+grids = {n: waves(n, occ.blocks_per_sm, device=RTX4090) for n in batches}
+show(lecture.waves_table(grids, occ.blocks_per_sm, RTX4090))
+# --8<-- [end:waves]
+
+# %%
+# --8<-- [start:waves_glue]
 glue("em_vl_blocks_per_sm", occ.blocks_per_sm)
 glue("em_vl_occ", occ.occupancy, ".0%")
-rows = []
-S = RTX4090.sm_count
-for n in (1, 8, S, S + 1, 2 * S, 2048):  # tokens in the batch = blocks in the grid
-    w = waves(n, occ.blocks_per_sm, device=RTX4090)
-    busy_first = min(n, w.capacity) // occ.blocks_per_sm  # SMs with a block in the first wave
-    rows.append((n, w.waves, w.last_wave_blocks, busy_first, w.utilisation))
-show(
-    Table(
-        rows,
-        columns=[
-            T("token 数 = 线程块数", "tokens = blocks"),
-            T("波数", "waves"),
-            T("最后一波的块数", "blocks in the last wave"),
-            T(f"第一波忙碌的 SM（共 {RTX4090.sm_count}）", f"SMs busy in the first wave (of {RTX4090.sm_count})"),
-            T("块槽利用率", "block-slot utilisation"),
-        ],
-        fmt=[",", ",", ",", ",", ".1%"],
-    )
-)
-one = waves(1, occ.blocks_per_sm, device=RTX4090)
-glue("em_vl_decode_util", one.utilisation, ".1%")
-w129 = waves(RTX4090.sm_count + 1, occ.blocks_per_sm, device=RTX4090)  # one token more than there are SMs
-glue("em_vl_129_tokens", RTX4090.sm_count + 1)
-glue("em_vl_129_waves", w129.waves)
-glue("em_vl_129_util", w129.utilisation, ".1%")
-# --8<-- [end:waves]
+glue("em_vl_decode_util", grids[1].utilisation, ".1%")  # batch size 1: one block
+glue("em_vl_129_tokens", S + 1)  # one token more than there are SMs
+glue("em_vl_129_waves", grids[S + 1].waves)
+glue("em_vl_129_util", grids[S + 1].utilisation, ".1%")
+# --8<-- [end:waves_glue]
