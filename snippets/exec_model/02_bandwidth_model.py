@@ -16,7 +16,8 @@
 import numpy as np
 
 from simtdocs import RTX4090, cdiv, latency_hiding, launch, launch_overhead, occupancy, waves
-from simtdocs.docs import Figure, T, Table, figure, glue, show
+from simtdocs.docs import show
+from simtdocs.lectures import exec_model as lecture  # the tables and figures of this lecture
 # --8<-- [end:setup]
 
 # %%
@@ -27,7 +28,6 @@ REGISTERS = 16  # registers per thread: small enough that warps, not registers, 
 LAUNCH_S = 5e-6  # host cost of one PyTorch call: dispatch plus launch (assumed, not measured)
 CALLS = 50  # the GPU lab times 50 calls in a row, as here
 LAB_SIZES = [2**12, 2**16, 2**20, 2**24, 2**26]  # the sizes of the GPU lab
-glue("em_l2_mb", GPU.l2_bytes / 2**20, ".0f")  # L2 size, left out of the model
 # --8<-- [end:assumptions]
 
 
@@ -76,26 +76,17 @@ def predict(n):
 
 # %%
 # --8<-- [start:table]
-peak = GPU.memory_bandwidth / 1e9
+peak = GPU.memory_bandwidth / 1e9  # GB/s
 rows = [predict(n) for n in LAB_SIZES]
-show(
-    Table(
-        rows=[(r["n"], r["waves"], r["warps"], r["hidden"], r["kernel_s"] * 1e6,
-               r["call_s"] * 1e6, r["gbps"], r["gbps"] / peak) for r in rows],
-        columns=[
-            T("元素数", "elements"),
-            T("波数", "waves"),
-            T("最忙 SM 的 warp", "warps on busiest SM"),
-            T("延迟隐藏份额", "latency hidden"),
-            T("内核 µs", "kernel µs"),
-            T("每次调用 µs", "per call µs"),
-            T("有效带宽 GB/s", "effective GB/s"),
-            T("占峰值", "of peak"),
-        ],
-        fmt=[",", ",", ",", ".0%", ".1f", ".1f", ",.1f", ".0%"],
-    )
-)
+show(lecture.bandwidth_table(rows, peak))
+# --8<-- [end:table]
+
+# %%
+# --8<-- [start:table_glue]
+from simtdocs.docs import glue
+
 small, large = rows[0], rows[-1]
+glue("em_l2_mb", GPU.l2_bytes / 2**20, ".0f")  # L2 size, left out of the model
 glue("em_bw_threads", THREADS)
 glue("em_bw_registers", REGISTERS)
 glue("em_bw_launch_us", LAUNCH_S * 1e6, ".0f")
@@ -114,67 +105,28 @@ glue("em_bw_large_n", large["n"])
 glue("em_bw_large_waves", large["waves"])
 glue("em_bw_large", large["gbps"], ",.0f")
 glue("em_bw_large_pct", large["gbps"] / peak, ".0%")
-# --8<-- [end:table]
+# --8<-- [end:table_glue]
 
 
 # %%
 # --8<-- [start:figure]
 sweep = [predict(2**k) for k in range(10, 27)]
+one_wave, tail = predict(2**17), predict(2**18)  # a full single wave, then 1⅓ waves
+tail_waves = waves(tail["blocks"], occ.blocks_per_sm, device=GPU)
+fill = tail_waves.last_wave_blocks / tail_waves.capacity  # how full the last wave is
+show(lecture.bandwidth_figure(sweep, rows, peak, LAUNCH_S, tail, fill, GPU))
+# --8<-- [end:figure]
+
+# %%
+# --8<-- [start:figure_glue]
 half = next(r for r in sweep if r["gbps"] >= peak / 2)  # first size at half the peak
 glue("em_bw_half_n", half["n"])
 glue("em_bw_half_mb", half["n"] * 4 / 2**20, ".0f")
-one_wave, tail = predict(2**17), predict(2**18)  # a full single wave, then 1⅓ waves
 glue("em_bw_one_wave_n", one_wave["n"])
 glue("em_bw_one_wave_kernel", one_wave["kernel_gbps"], ",.0f")
 glue("em_bw_tail_n", tail["n"])
 glue("em_bw_tail_blocks", tail["blocks"])
 glue("em_bw_tail_waves", tail["waves"])
-tail_waves = waves(tail["blocks"], occ.blocks_per_sm, device=GPU)
-glue("em_bw_tail_fill", tail_waves.last_wave_blocks / tail_waves.capacity, ".0%")  # how full the last wave is
+glue("em_bw_tail_fill", fill, ".0%")
 glue("em_bw_tail_kernel", tail["kernel_gbps"], ",.0f")
-# --8<-- [end:figure]
-
-
-# %%
-# --8<-- [start:figure_draw]
-def draw():
-    fig, ax = figure(figsize=(7, 3.6))
-    ns = [r["n"] for r in sweep]
-    ax.plot(ns, [r["gbps"] for r in sweep], marker=".", label=str(T(
-        f"每次调用（含 {LAUNCH_S * 1e6:.0f} µs 启动开销）", f"per call (with {LAUNCH_S * 1e6:.0f} µs launch overhead)")))
-    ax.plot(ns, [r["kernel_gbps"] for r in sweep], ls="--", label=str(T("只算内核", "kernel alone")))
-    ax.plot([r["n"] for r in rows], [r["gbps"] for r in rows], "o", color="C0")
-    ax.axhline(peak, color="0.5", lw=0.8)
-    ax.text(ns[0], peak * 1.02, str(T(f"DRAM 峰值 {peak:,.0f} GB/s", f"DRAM peak {peak:,.0f} GB/s")), fontsize=8)
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel(str(T("float32 元素数", "float32 elements")))
-    ax.set_ylabel(str(T("有效带宽（GB/s）", "effective bandwidth (GB/s)")))
-    ax.set_ylim(0, peak * 1.12)
-    ax.legend(loc="center right", fontsize=8)
-    fig.tight_layout()
-    return fig
-# --8<-- [end:figure_draw]
-
-
-# %%
-# --8<-- [start:figure_show]
-NEAR = 0.9  # the alt text says where a call first gets this close to the peak
-near = next(r for r in sweep if r["gbps"] >= NEAR * peak)
-fill = tail_waves.last_wave_blocks / tail_waves.capacity  # how full the last wave of the dip is
-show(
-    Figure(
-        draw,
-        alt=T(f"有效带宽随 float32 元素数（{sweep[0]['n']:,} 到 {sweep[-1]['n']:,}，对数轴）变化：每次调用从 "
-              f"{sweep[0]['gbps']:,.1f} GB/s 升到 {near['n']:,} 个元素时的 {near['gbps']:,.0f} GB/s，"
-              f"第一次达到 DRAM 峰值 {peak:,.0f} GB/s 的 {NEAR:.0%}；只算内核的虚线在 {tail['n']:,} 个元素处"
-              f"（最后一波只填满 {fill:.0%}）跌到 {tail['kernel_gbps']:,.0f} GB/s。",
-              f"Effective bandwidth against float32 elements ({sweep[0]['n']:,} to {sweep[-1]['n']:,}, log axis): per "
-              f"call it climbs from {sweep[0]['gbps']:,.1f} GB/s to {near['gbps']:,.0f} GB/s at {near['n']:,} elements, "
-              f"the first size to reach {NEAR:.0%} of the {peak:,.0f} GB/s DRAM peak. The dashed kernel-alone curve dips to "
-              f"{tail['kernel_gbps']:,.0f} GB/s at {tail['n']:,} elements, where the last wave is only "
-              f"{fill:.0%} full."),
-        caption=T("RTX 4090 模型对 y = 2·x 的预测（圆点：GPU 实验的五个大小）",
-                  "The RTX 4090 model's prediction for y = 2·x (dots: the five sizes of the GPU lab)"),
-    )
-)
-# --8<-- [end:figure_show]
+# --8<-- [end:figure_glue]
