@@ -14,7 +14,8 @@
 import numpy as np
 
 from simtdocs import RTX4090, cdiv, launch
-from simtdocs.docs import T, Table, glue, show
+from simtdocs.docs import show
+from simtdocs.lectures import exec_model as lecture  # the tables and figures of this lecture
 # --8<-- [end:setup]
 
 # %%
@@ -51,34 +52,26 @@ datasets = {
 
 # %%
 # --8<-- [start:run]
-names = {"random": T("随机", "random"), "sorted": T("排序后", "sorted"), "aligned": T("按 warp 对齐", "warp-aligned")}
-rows = []
+results = {}
 for key, x in datasets.items():
     y = np.zeros(n, np.float32)
-    stats = launch(signed_work, grid=cdiv(n, 256), block=256, args=(x, y, n), device=RTX4090)
+    results[key] = launch(signed_work, grid=cdiv(n, 256), block=256, args=(x, y, n), device=RTX4090)
     assert np.allclose(y, np.where(x > 0, np.sqrt(np.abs(x)), -x * x))
-    rows.append((names[key], float((x > 0).mean()), stats.divergent_branches,
-                 stats.branch_efficiency, stats.warp_instructions, stats.simt_efficiency))
-    glue(f"em_dx_{key}_positive", float((x > 0).mean()), ".1%")
+show(lecture.divergence_table(datasets, results))
+# --8<-- [end:run]
+
+# %%
+# --8<-- [start:run_glue]
+from simtdocs.docs import glue
+
+for key, stats in results.items():
+    glue(f"em_dx_{key}_positive", float((datasets[key] > 0).mean()), ".1%")
     glue(f"em_dx_{key}_divergent", stats.divergent_branches)
     glue(f"em_dx_{key}_instructions", stats.warp_instructions)
     glue(f"em_dx_{key}_simt", stats.simt_efficiency, ".1%")
 glue("em_dx_n", n)
 glue("em_dx_warps", stats.warps)
 glue("em_dx_body", BODY)
-glue("em_dx_ratio", rows[0][4] / rows[2][4], ".2f")  # random over warp-aligned instructions
-show(
-    Table(
-        rows,
-        columns=[
-            T("数据", "data"),
-            T("正数占比", "positive share"),
-            T("发散分支数", "divergent branches"),
-            T("分支效率", "branch efficiency"),
-            T("warp 指令数", "warp instructions"),
-            T("SIMT 效率", "SIMT efficiency"),
-        ],
-        fmt=[None, ".1%", ",", ".1%", ",", ".1%"],
-    )
-)
-# --8<-- [end:run]
+ratio = results["random"].warp_instructions / results["aligned"].warp_instructions
+glue("em_dx_ratio", ratio, ".2f")  # random over warp-aligned instructions
+# --8<-- [end:run_glue]
