@@ -11,8 +11,8 @@
 # --8<-- [start:setup]
 import numpy as np
 
-from simtdocs import H100, launch
-from simtdocs.docs import T, Figure, Table, figure, glue, show
+from simtdocs import launch
+from simtdocs.docs import show
 # --8<-- [end:setup]
 
 
@@ -33,30 +33,47 @@ def bank_kernel(blk, row_words):
 
 # %%
 # --8<-- [start:bank_table]
+import numpy as np
+
+from simtdocs.docs import Table, _, glue
+
+
 def column_ways(stats):
     """Wavefronts per request of the column read: the kernel's last line using shared memory."""
     c = [ln.counters for ln in stats.lines if ln.counters.shared_requests][-1]
     return c.shared_wavefronts / c.shared_requests  # 4-byte accesses: wavefronts per request = ways
 
 
-EXAMPLES = {"pow2": 64, "odd": 65, "even": 66}  # the three row lengths the prose (and exercise 4) discuss
-strides = (1, 2, 3, 4, 8, 16, 32, 33, *EXAMPLES.values())
-ways = {s: column_ways(launch(bank_kernel, grid=1, block=32, args=(s,))) for s in strides}
-lane = np.arange(32)
-rows = [(s, s % 32, len(np.unique(lane * s % 32)), ways[s]) for s in strides]
-show(Table(rows, [T("行长 = 跨度（字）", "row length = stride (words)"), T("跨度 mod 32", "stride mod 32"),
-                  T("用到的 bank 数", "banks used"), T("冲突路数（wavefront / 请求）", "ways (wavefronts per request)")],
-           fmt=[None, None, None, ".0f"]))
-for key, s in EXAMPLES.items():
-    glue(f"p2_stride_{key}", s)
-    glue(f"p2_ways_{key}", ways[s], ".0f")
-glue("p2_stride_even_mod", EXAMPLES["even"] % 32)
+def bank_table(runs, examples):
+    """The table of §6.1 from {row length: stats}; glues the three examples ({name: row length})
+    the prose (and exercise 4) discusses."""
+    lane = np.arange(32)
+    rows = [(s, s % 32, len(np.unique(lane * s % 32)), column_ways(st)) for s, st in runs.items()]
+    for key, s in examples.items():
+        glue(f"p2_stride_{key}", s)
+        glue(f"p2_ways_{key}", column_ways(runs[s]), ".0f")
+    glue("p2_stride_even_mod", examples["even"] % 32)
+    return Table(rows, [_("row length = stride (words)"), _("stride mod 32"), _("banks used"),
+                        _("ways (wavefronts per request)")], fmt=[None, None, None, ".0f"])
 # --8<-- [end:bank_table]
 
 
 # %%
+# --8<-- [start:banks]
+EXAMPLES = {"pow2": 64, "odd": 65, "even": 66}  # the three row lengths the prose (and exercise 4) discusses
+runs = {s: launch(bank_kernel, grid=1, block=32, args=(s,)) for s in (1, 2, 3, 4, 8, 16, 32, 33, *EXAMPLES.values())}
+show(bank_table(runs, EXAMPLES))
+# --8<-- [end:banks]
+
+
+# %%
 # --8<-- [start:bank_figure]
+from simtdocs.docs import Figure, _, figure
+from simtdocs.i18n import Listing
+
 BANK_MAP = (1, 2, 32, 33)  # the strides drawn
+lane = np.arange(32)
+ways = {s: column_ways(runs[s]) for s in BANK_MAP}
 
 
 def draw_bank_map(shown=BANK_MAP):
@@ -71,7 +88,7 @@ def draw_bank_map(shown=BANK_MAP):
         ax.set_xlim(-1, 32)
         ax.set_ylim(-1, 32)
         ax.set_xticks([0, 8, 16, 24, 31])
-        ax.set_title(str(T(f"跨度 {s}：{ways[s]:.0f} 路", f"stride {s}: {ways[s]:.0f}-way")), fontsize=9)
+        ax.set_title(str(_("stride {s}: {ways:.0f}-way", s=s, ways=ways[s])), fontsize=9)
         ax.set_xlabel("bank")
     axes[0].set_ylabel("lane")
     fig.tight_layout()
@@ -79,20 +96,15 @@ def draw_bank_map(shown=BANK_MAP):
 
 
 banks_used = {s: len(np.unique(lane * s % 32)) for s in BANK_MAP}
+used = Listing(_("{banks} ({ways:.0f}-way) for stride {s}", banks=banks_used[s], ways=ways[s], s=s) for s in BANK_MAP)
 bank_figure = Figure(
     draw_bank_map,
-    alt=T(f"跨度为 {'、'.join(str(s) for s in BANK_MAP)} 个字时，一个 warp 的 {lane.size} 个 lane 各自落在哪个 bank。"
-          f"用到的 bank 数：{'，'.join(f'跨度 {s} 为 {banks_used[s]} 个（{ways[s]:.0f} 路冲突）' for s in BANK_MAP)}。",
-          f"Which bank each of a warp's {lane.size} lanes lands in, for strides of "
-          f"{', '.join(str(s) for s in BANK_MAP)} words. Banks used: "
-          f"{', '.join(f'{banks_used[s]} ({ways[s]:.0f}-way) for stride {s}' for s in BANK_MAP)}."),
-    caption=T("每个点是一个 lane（纵轴）访问的 bank（横轴），颜色越深，这个 bank 上挤的 lane 越多。"
-              f"跨度 2 只用到一半的 bank（{ways[2]:.0f} 路冲突）；跨度 32 全部挤进 bank 0（{ways[32]:.0f} 路）；"
-              f"多垫一个字（跨度 33），32 个 lane 又散到 {len(np.unique(lane * 33 % 32))} 个 bank 上。",
-              "Each dot is the bank (across) one lane (up) reads; the darker, the more lanes crowd into that "
-              f"bank. Stride 2 uses half the banks ({ways[2]:.0f}-way); stride 32 puts every lane in bank 0 "
-              f"({ways[32]:.0f}-way); one word of padding (stride 33) spreads the 32 lanes over "
-              f"{len(np.unique(lane * 33 % 32))} banks again."),
+    alt=_("Which bank each of a warp's {lanes} lanes lands in, for strides of {strides} words. Banks used: {used}.",
+          lanes=lane.size, strides=Listing(BANK_MAP), used=used),
+    caption=_("Each dot is the bank (across) one lane (up) reads; the darker, the more lanes crowd into that "
+              "bank. Stride 2 uses half the banks ({w2:.0f}-way); stride 32 puts every lane in bank 0 "
+              "({w32:.0f}-way); one word of padding (stride 33) spreads the 32 lanes over {b33} banks again.",
+              w2=ways[2], w32=ways[32], b33=banks_used[33]),
 )
 # --8<-- [end:bank_figure]
 
@@ -103,6 +115,24 @@ bank_figure  # a notebook draws the figure here; the lecture page shows it with 
 
 # %% [markdown]
 # ## 演示 2：忘了 `__syncthreads()` · Demo 2: the missing `__syncthreads()`
+
+# %%
+# --8<-- [start:reverse_table]
+from simtdocs.docs import Table, _, glue
+
+
+def reverse_table(threads, runs):
+    """The table of §6.2 from {sync: (stats, result correct)}; glues the race and the numbers the prose quotes."""
+    rows = [(_("present") if sync else _("missing"), _("yes") if ok else _("no"), len(st.races))
+            for sync, (st, ok) in runs.items()]
+    glue("p2_reverse_race", runs[False][0].races[0].message)
+    glue("p2_rev_threads", threads)
+    glue("p2_rev_warps", threads // 32)
+    glue("p2_rev_last", threads - 1)  # thread 0 reads what this thread wrote
+    glue("p2_rev_last_warp", (threads - 1) // 32)
+    return Table(rows, ["__syncthreads()", _("correct"), _("races")])
+# --8<-- [end:reverse_table]
+
 
 # %%
 # --8<-- [start:reverse]
@@ -117,19 +147,13 @@ def reverse(blk, d, sync):
 
 
 threads = 256  # the size of buf in the kernel
-rows = []
+runs = {}
 for sync in (True, False):
     d = np.arange(threads, dtype=np.float32)
     st = launch(reverse, grid=1, block=threads, args=(d, sync))
-    ok = np.array_equal(d, np.arange(threads)[::-1])
-    rows.append((T("有", "yes") if sync else T("没有", "no"), T("是", "yes") if ok else T("否", "no"), len(st.races)))
-show(Table(rows, [T("__syncthreads()", "__syncthreads()"), T("结果正确", "correct"), T("数据竞争", "races")]))
-print("\n```text\n" + "\n".join(str(r) for r in st.races) + "\n```")  # the races of the run without sync
-glue("p2_reverse_race", st.races[0].message)
-glue("p2_rev_threads", threads)
-glue("p2_rev_warps", threads // 32)
-glue("p2_rev_last", threads - 1)  # thread 0 reads what this thread wrote
-glue("p2_rev_last_warp", (threads - 1) // 32)
+    runs[sync] = (st, np.array_equal(d, np.arange(threads)[::-1]))
+show(reverse_table(threads, runs))
+print("```text", *st.races, "```", sep="\n")  # the races of the run without sync
 # --8<-- [end:reverse]
 
 
@@ -263,56 +287,84 @@ def reduce_v5(blk, x, out):
 
 # %%
 # --8<-- [start:reduction_table]
+from simtdocs import H100
+from simtdocs.docs import Table, _, glue
+
+VERSION = {"v1": _("v1 interleaved (divergent)"), "v2": _("v2 strided index (bank conflicts)"),
+           "v3": _("v3 sequential addressing"), "v4": _("v4 first add during load"),
+           "v5": _("v5 last warp with shuffles")}
+
+
+def reduction_table(x, threads, runs):
+    """The table of §6.3 from {version: (stats, sum correct)} of a reduction of x with blocks of
+    `threads`; glues the numbers the prose quotes."""
+    read_input_s = x.nbytes / H100.memory_bandwidth      # the floor: read every input byte once
+    rows = []
+    for name, (st, ok) in runs.items():
+        t = st.estimate_time()
+        rows.append((VERSION[name], st.blocks, st.warp_instructions, st.divergent_branches, st.shared_ways,
+                     t.issue_s * 1e9, t.issue_s / read_input_s,
+                     _("instruction issue") if t.issue_s > read_input_s else _("bandwidth"),
+                     _("yes") if ok else _("no")))
+    red = {name: st for name, (st, ok) in runs.items()}
+    assert red["v2"].warp_instructions == red["v3"].warp_instructions
+    glue("p2_red_read_ns", read_input_s * 1e9, ",.0f")
+    glue("p2_red_mib", x.nbytes / 2**20, ".0f")
+    glue("p2_red_log2n", int(np.log2(x.size)))
+    glue("p2_red_threads", threads)
+    glue("p2_red_s0", threads // 2)  # the first step of versions 3-5
+    glue("p2_red_v4_elems", 2 * threads)  # elements per block from version 4 on
+    glue("p2_red_v5_left", 2 * 32)  # version 5 hands the last 64 partial sums to warp 0
+    for v, st in red.items():
+        glue(f"p2_red_{v}_instr", st.warp_instructions)
+        glue(f"p2_red_{v}_issue_ns", st.estimate_time().issue_s * 1e9, ",.0f")
+        glue(f"p2_red_{v}_ways", st.shared_ways, ".2f")
+        glue(f"p2_red_{v}_div", st.divergent_branches)
+    glue("p2_red_div_removed", 1 - red["v2"].divergent_branches / red["v1"].divergent_branches, ".0%")
+    glue("p2_red_v5_share", red["v5"].warp_instructions / red["v1"].warp_instructions, ".0%")
+    return Table(rows, [_("version"), _("blocks"), _("warp instructions"), _("divergent branches"),
+                        _("shared wavefronts per request"), _("estimated issue time (ns)"),
+                        _("issue time / time to read the input"), _("bound by"), _("correct")],
+                 fmt=[None, ",", ",", ",", ".2f", ",.0f", ".2f", None, None])
+# --8<-- [end:reduction_table]
+
+
+# %%
+# --8<-- [start:reduction_launch]
 LOG2_N, threads = 18, 256  # 2^18 inputs; blocks of 256 threads (the size of sdata in the kernels)
 n = 1 << LOG2_N
 x = np.random.default_rng(6).random(n, dtype=np.float32)
-exact = x.astype(np.float64).sum()
-read_input_s = x.nbytes / H100.memory_bandwidth      # the floor: read every input byte once
-versions = [
-    (T("v1 交错寻址（发散）", "v1 interleaved (divergent)"), reduce_v1, 1),
-    (T("v2 跨步下标（bank 冲突）", "v2 strided index (bank conflicts)"), reduce_v2, 1),
-    (T("v3 顺序寻址", "v3 sequential addressing"), reduce_v3, 1),
-    (T("v4 加载时先加一次", "v4 first add during load"), reduce_v4, 2),
-    (T("v5 最后一个 warp 用 shuffle", "v5 last warp with shuffles"), reduce_v5, 2),
-]
-reduction_rows, red = [], {}
-for name, kernel, per_thread in versions:
-    blocks = n // (threads * per_thread)
-    out = np.zeros(blocks, np.float32)
-    st = launch(kernel, grid=blocks, block=threads, args=(x, out))
-    ok = np.isclose(out.astype(np.float64).sum(), exact, rtol=1e-5)
-    t = st.estimate_time()
-    red[name.en[:2]] = st
-    reduction_rows.append((name, blocks, st.warp_instructions, st.divergent_branches, st.shared_ways,
-                 t.issue_s * 1e9, t.issue_s / read_input_s,
-                 T("指令发射", "instruction issue") if t.issue_s > read_input_s else T("带宽", "bandwidth"),
-                 T("是", "yes") if ok else T("否", "no")))
-show(Table(reduction_rows, [T("版本", "version"), T("线程块数", "blocks"), T("warp 指令数", "warp instructions"),
-                  T("发散分支数", "divergent branches"), T("共享内存 wavefront / 请求", "shared wavefronts per request"),
-                  T("估计发射时间 (ns)", "estimated issue time (ns)"),
-                  T("发射时间 / 读输入时间", "issue time / time to read the input"), T("受限于", "bound by"),
-                  T("结果正确", "correct")],
-           fmt=[None, ",", ",", ",", ".2f", ",.0f", ".2f", None, None]))
-assert red["v2"].warp_instructions == red["v3"].warp_instructions
-glue("p2_red_read_ns", read_input_s * 1e9, ",.0f")
-glue("p2_red_mib", x.nbytes / 2**20, ".0f")
-glue("p2_red_log2n", LOG2_N)
-glue("p2_red_threads", threads)
-glue("p2_red_s0", threads // 2)  # the first step of versions 3-5
-glue("p2_red_v4_elems", 2 * threads)  # elements per block from version 4 on
-glue("p2_red_v5_left", 2 * 32)  # version 5 hands the last 64 partial sums to warp 0
-for v in ("v1", "v2", "v3", "v4", "v5"):
-    glue(f"p2_red_{v}_instr", red[v].warp_instructions)
-    glue(f"p2_red_{v}_issue_ns", red[v].estimate_time().issue_s * 1e9, ",.0f")
-    glue(f"p2_red_{v}_ways", red[v].shared_ways, ".2f")
-    glue(f"p2_red_{v}_div", red[v].divergent_branches)
-glue("p2_red_div_removed", 1 - red["v2"].divergent_branches / red["v1"].divergent_branches, ".0%")
-glue("p2_red_v5_share", red["v5"].warp_instructions / red["v1"].warp_instructions, ".0%")
-# --8<-- [end:reduction_table]
+versions = {"v1": (reduce_v1, 1), "v2": (reduce_v2, 1), "v3": (reduce_v3, 1),  # kernel, elements per thread
+            "v4": (reduce_v4, 2), "v5": (reduce_v5, 2)}
+runs = {}
+for name, (kernel, per_thread) in versions.items():
+    out = np.zeros(n // (threads * per_thread), np.float32)
+    st = launch(kernel, grid=out.size, block=threads, args=(x, out))
+    runs[name] = (st, np.isclose(out.astype(np.float64).sum(), x.astype(np.float64).sum(), rtol=1e-5))
+show(reduction_table(x, threads, runs))
+# --8<-- [end:reduction_launch]
 
 
 # %% [markdown]
 # ## 演示 4：warp shuffle · Demo 4: warp shuffles
+
+# %%
+# --8<-- [start:shuffle_table]
+from simtdocs.docs import Table, _, glue
+
+DELTAS = (16, 8, 4, 2, 1)  # the shfl_down distances of shuffle_steps
+
+
+def shuffle_table(trace, stats):
+    """The table of §6.4: lanes 0-3 and 31 after each round (trace has one row per round, the first
+    the start); glues the sum and the shuffles."""
+    rows = [(_("start") if k == 0 else f"shfl_down {d}", *trace[k, :4].astype(int), int(trace[k, 31]))
+            for k, d in enumerate((0, *DELTAS))]
+    glue("p2_shfl_sum", int(trace[-1, 0]))
+    glue("p2_shfl_shuffles", stats.shuffles)
+    return Table(rows, [_("step"), "lane 0", "lane 1", "lane 2", "lane 3", "lane 31"])
+# --8<-- [end:shuffle_table]
+
 
 # %%
 # --8<-- [start:shuffle]
@@ -327,11 +379,7 @@ def shuffle_steps(blk, x, trace):
 x = np.arange(32, dtype=np.float32)
 trace = np.zeros(6 * 32, np.float32)
 st = launch(shuffle_steps, grid=1, block=32, args=(x, trace))
-trace = trace.reshape(6, 32)
-rows = [(T("初值", "start") if k == 0 else f"shfl_down {d}", *trace[k, :4].astype(int), int(trace[k, 31]))
-        for k, d in enumerate((0, 16, 8, 4, 2, 1))]
-show(Table(rows, [T("步骤", "step"), "lane 0", "lane 1", "lane 2", "lane 3", "lane 31"]))
-assert trace[-1, 0] == x.sum()
-glue("p2_shfl_sum", int(trace[-1, 0]))
-glue("p2_shfl_shuffles", st.shuffles)
+trace = trace.reshape(6, 32)  # one row per round, the first the start
+assert trace[-1, 0] == x.sum()  # lane 0 holds the sum
+show(shuffle_table(trace, st))
 # --8<-- [end:shuffle]
