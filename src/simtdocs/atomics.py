@@ -47,6 +47,27 @@ def apply(mem: np.ndarray, keys: np.ndarray, values: np.ndarray, op: str, compar
     return _sorted(mem, keys, values, op, cmp)
 
 
+def apply_across_blocks(mem: np.ndarray, keys: np.ndarray, values: np.ndarray, op: str, compare=None) -> np.ndarray:
+    """:func:`apply` when every block of the pass updates the same distinct elements ``keys``
+    (K,), block b with ``values[b]`` (B, K): then each element sees one lane per block, in
+    block order, and its running value is an accumulation down the blocks (sequential, so
+    float sums round exactly as one update after another). Returns the old values (B, K)."""
+    values = values.astype(mem.dtype, copy=False)
+    start = mem[keys]
+    if op in ("add", "max", "min"):
+        ufunc = {"add": np.add, "max": np.maximum, "min": np.minimum}[op]
+        run = ufunc.accumulate(np.concatenate([start[None], values]), axis=0, dtype=mem.dtype)
+        mem[keys] = run[-1]
+        return run[:-1]
+    old = np.empty_like(values)
+    cmp = None if compare is None else compare.astype(mem.dtype, copy=False)
+    for b in range(values.shape[0]):  # exch and cas: one numpy step per block
+        old[b] = start
+        start = _combine(op, start, values[b], None if cmp is None else cmp[b])
+    mem[keys] = start
+    return old
+
+
 #: Up to this many lanes on one element, serve the earliest waiting lane of every element
 #: per round; beyond it (a counter every block hits), sort the lanes by element once.
 ROUNDS = 16

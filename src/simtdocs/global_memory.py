@@ -106,18 +106,27 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
     flat, bad, report = flat_index(name_in_kernel(array, site), array.shape, index, lanes, width, site)
     if bad is not None and memcheck:
         report("__global__", kind, itemsize)
-    address = base + flat * itemsize
-    misaligned = lanes.where(address % lane_bytes != 0, False) if base % lane_bytes or width > 1 else None
+    # The same index and lanes in every block of the pass (blk.tx, a constant): one block
+    # is counted, and the pass is that count times the blocks.
+    once = blk.nblocks > 1 and lanes.uniform and bad is None and flat.strides[0] == 0
+    one, flat_one = (lanes.single(), flat[:1]) if once else (lanes, flat)
+    address = base + flat_one * itemsize
+    misaligned = one.where(address % lane_bytes != 0, False) if base % lane_bytes or width > 1 else None
     if misaligned is not None and misaligned.any():
         b, t = (int(x[0]) for x in np.nonzero(misaligned))
         where = f"access at byte {int(address[b, t])} of the allocation (not a multiple of {lane_bytes})"
         raise diagnostics.misaligned(lane_bytes, where, site, lanes.geo.thread(t), lanes.block_of(b))
-    _count(blk, c, lanes, address // SECTOR_BYTES, lane_bytes)
+    c.sectors += distinct_per_warp(one.geo.rows(address // SECTOR_BYTES), one.row_mask) * (blk.nblocks if once else 1)
+    c.requests += blk._issue(c, lanes)
+    c.requested_bytes += lanes.count * lane_bytes
     run = lanes if bad is None else lanes.without(bad)  # memcheck off: those lanes move nothing
     mem = array.reshape(-1)
     extra = (width,) if width > 1 else ()
     cols = flat[..., None] + np.arange(width) if width > 1 else flat
     if kind == "read":
+        if once:  # every block reads the same elements
+            got = run.single().where(mem[one.where(cols[:1], 0)])
+            return np.broadcast_to(got, (blk.nblocks,) + got.shape[1:]).copy()
         if run.all:
             return mem[cols]
         return run.where(mem[run.where(cols, 0)])
@@ -129,27 +138,21 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
         else:
             mem[cols[run.mask].reshape(-1)] = values[run.mask].reshape(-1)
         return None
-    return _atomic(blk, site, c, lanes, run, mem, flat, values, op, compare)
-
-
-def _count(blk, c, lanes, sectors, lane_bytes):
-    rows = lanes.geo.rows(sectors)
-    c.sectors += distinct_per_warp(rows, lanes.row_mask)
-    c.requests += blk._issue(c, lanes)
-    c.requested_bytes += lanes.count * lane_bytes
-
-
-def _atomic(blk, site, c, lanes, run, mem, flat, values, op, compare):
-    b, t = run.threads
-    keys = flat[b, t]
+    c.atomics += lanes.rows
+    c.atomic_conflicts += lanes.count - distinct_per_warp(one.geo.rows(flat_one), one.row_mask) * (
+        blk.nblocks if once else 1)
     cmp = None
     if op == "cas":
-        cmp = per_thread(np.asarray(compare, dtype=mem.dtype), blk.nblocks, blk.nthreads, site, "compare")[b, t]
-    old = atomics.apply(mem, keys, values[b, t], op, cmp)
-    c.atomics += lanes.rows
-    c.atomic_conflicts += lanes.count - distinct_per_warp(lanes.geo.rows(flat), lanes.row_mask)
+        cmp = per_thread(np.asarray(compare, dtype=mem.dtype), blk.nblocks, blk.nthreads, site, "compare")
     out = np.zeros((blk.nblocks, blk.nthreads), mem.dtype)
-    out[b, t] = old
+    if once:
+        t = np.flatnonzero(one.where(np.ones((1, blk.nthreads), bool), False)[0])
+        keys = flat[0, t]
+        if np.unique(keys).size == keys.size:  # one lane per element in each block
+            out[:, t] = atomics.apply_across_blocks(mem, keys, values[:, t], op, None if cmp is None else cmp[:, t])
+            return out
+    b, t = run.threads
+    out[b, t] = atomics.apply(mem, flat[b, t], values[b, t], op, None if cmp is None else cmp[b, t])
     return out
 
 

@@ -31,10 +31,11 @@ def per_thread(values, blocks: int, threads: int, site: Site, what: str = "value
 
 
 def _as_int64(i, lanes: Lanes, site: Site, what: str) -> np.ndarray:
-    v = per_thread(i, lanes.blocks, lanes.geo.threads, site, what)
+    v = np.asarray(i)
     if v.dtype.kind not in "iu":
         raise TypeError(f"{site}: {what} must be an integer array, got dtype {v.dtype}")
-    return v.astype(np.int64, copy=False)
+    # Widen before broadcasting: an index shared by every block (blk.tx) stays one row.
+    return per_thread(v.astype(np.int64, copy=False), lanes.blocks, lanes.geo.threads, site, what)
 
 
 def out_of_bounds(v: np.ndarray, n: int, lanes: Lanes) -> np.ndarray | None:
