@@ -254,7 +254,10 @@ def check_against_reference(p, block, warp, per_pass):
                                 tools=p.tools, shared_bytes=p.shared_bytes, blocks_per_pass=per_pass,
                                 trace=(block, warp))
     except Exception as exc:  # noqa: BLE001 - the reference must have failed alike
-        assert "error" in ref and type(exc) is ref["error"][0], (exc, ref.get("error"))
+        assert "error" in ref, exc
+        # Batched, blocks meet their errors in another order (as in test_engines_agree): with two kinds
+        # of error in the kernel, another block's other error may come first.
+        assert type(exc) is ref["error"][0] or (per_pass != 1 and len(p.risks) > 1), (exc, ref["error"])
         return
     assert "error" not in ref, ref["error"]
     assert stats.totals == ref["totals"]

@@ -229,7 +229,7 @@ def _draw_shared(record: AccessRecord, ax) -> None:
                     color=CONFLICT if (j, bank) in extra else LINE, lw=0.7, alpha=0.8, gid=f"to-{lane}-{w}")
     _lanes(ax, record, lane_y)
     ax.text(-0.4, head + 0.175, str(_("bank")), ha="right", va="center", fontsize=9.5)
-    ax.text(-0.9 if rows > 1 else -0.4, head - 0.1 - min(rows, 2) * h / 2, str(_("wavefront")), ha="right",
+    ax.text(-1.4 if rows > 1 else -0.4, head - 0.1 - min(rows, 2) * h / 2, str(_("wavefront")), ha="right",
             va="center", fontsize=9.5)
     if rows > 1:  # the first and the last wavefront's numbers
         for j in (0, rows - 1):
