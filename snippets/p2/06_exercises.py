@@ -30,7 +30,8 @@ for part in ("01_cuda_programming_model.py:kernel",         # vector_add (exerci
              "03_shared_memory_sync_reduction.py:bank_kernel",  # column read of a shared tile (4)
              "03_shared_memory_sync_reduction.py:reduce_v2",    # reduction versions 2 and 3 (6)
              "03_shared_memory_sync_reduction.py:reduce_v3",
-             "04_occupancy_latency_waves.py:setup"):        # limiter_text (7)
+             "04_occupancy_latency_waves.py:setup",         # KB (7)
+             "04_occupancy_latency_waves.py:limiter"):      # limiter_text (7)
     exec(expand_snippets(f'--8<-- "snippets/p2/{part}"'))
 
 
