@@ -156,6 +156,33 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
     return out
 
 
+def _contiguous_sectors(blk, lanes, origin: int, stride: int, lane_bytes: int) -> int:
+    """Sectors of an access where thread g of the pass (block-major) starts at byte
+    ``origin + stride·g``, by end points instead of lane by lane where it can."""
+    geo = lanes.geo
+    lowest = origin if stride > 0 else origin + (WARP_SIZE - 1) * stride  # of the pass's first warp
+    if (lanes.mask is not None and not geo.ragged and lowest % SECTOR_BYTES == 0
+            and (blk.nthreads * lane_bytes) % SECTOR_BYTES == 0):
+        # Every warp starts on a sector, so each run of 32 / lane_bytes lanes fills one
+        # sector: a warp's sectors are its runs with an active lane, whatever the mask.
+        runs = lanes.row_mask.reshape(-1, SECTOR_BYTES // lane_bytes)
+        return int(np.count_nonzero(runs.any(axis=1)))
+    # Every full warp from its first and last lane; the others lane by lane.
+    first = (np.arange(blk.nblocks)[:, None] * blk.nthreads + WARP_SIZE * np.arange(geo.warps)).reshape(-1)
+    last = np.minimum(first + WARP_SIZE, (first // blk.nthreads + 1) * blk.nthreads) - 1
+    full = lanes.row_full
+    sel = (first, last) if full is None else (first[full], last[full])
+    a, b = (origin + stride * g for g in sel)
+    low, high = np.minimum(a, b), np.maximum(a, b)
+    sectors = int((((high + lane_bytes - 1) // SECTOR_BYTES) - low // SECTOR_BYTES + 1).sum())
+    if full is not None:
+        partial = lanes.row_any & ~full
+        if partial.any():
+            addr = origin + stride * (first[partial][:, None] + np.arange(WARP_SIZE))
+            sectors += distinct_per_warp(addr // SECTOR_BYTES, lanes.row_mask[partial])
+    return sectors
+
+
 def _lane_memory(mem, start: int, step: int, width: int, g0: int, g1: int):
     """The memory of lanes g0..g1-1 of an access ``start + step·g``, in lane order."""
     if step > 0:
@@ -174,22 +201,7 @@ def _contiguous(blk, site, c, lanes, kind, array, start, step, width, value, bas
             return NotImplemented  # out of bounds: the general path reports it
     itemsize = array.dtype.itemsize
     lane_bytes = itemsize * width
-    geo = lanes.geo
-    # Sectors of every full warp from its first and last lane; the others lane by lane.
-    first = (np.arange(blk.nblocks)[:, None] * blk.nthreads + WARP_SIZE * np.arange(geo.warps)).reshape(-1)
-    last = np.minimum(first + WARP_SIZE, (first // blk.nthreads + 1) * blk.nthreads) - 1
-    full = lanes.row_full
-    sel = (first, last) if full is None else (first[full], last[full])
-    a, b = ((base + (start + step * g) * itemsize) for g in sel)
-    low, high = np.minimum(a, b), np.maximum(a, b)
-    sectors = int((((high + lane_bytes - 1) // SECTOR_BYTES) - low // SECTOR_BYTES + 1).sum())
-    if full is not None:
-        partial = lanes.row_any & ~full
-        if partial.any():
-            lane_ids = first[partial][:, None] + np.arange(WARP_SIZE)
-            addr = base + (start + step * lane_ids) * itemsize
-            sectors += distinct_per_warp(addr // SECTOR_BYTES, lanes.row_mask[partial])
-    c.sectors += sectors
+    c.sectors += _contiguous_sectors(blk, lanes, base + start * itemsize, step * itemsize, lane_bytes)
     c.requests += blk._issue(c, lanes)
     c.requested_bytes += lanes.count * lane_bytes
     shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())
