@@ -44,6 +44,17 @@ def test_a_list_is_joined_the_way_the_language_joins_it():
     assert items.pick("zh") == "线程块数、warp 数"
 
 
+def test_a_translation_may_equal_its_english(monkeypatch):
+    from simtdocs import i18n
+
+    class Catalog:
+        _catalog = {"GPU": "GPU"}
+
+    monkeypatch.setattr(i18n, "catalogs", lambda lang: (Catalog(),))
+    with language("zh", strict=True):
+        assert str(_("GPU")) == "GPU"  # found, not missing, though gettext() could not tell
+
+
 def test_outside_the_site_a_missing_translation_falls_back_to_english():
     assert translate("a label nobody translated", "zh") == "a label nobody translated"
     set_language("zh")

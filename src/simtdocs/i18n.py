@@ -83,9 +83,10 @@ def translate(msgid: str, lang: str) -> str:
     if lang == SOURCE_LANGUAGE:
         return msgid
     for catalog in catalogs(lang):
-        out = catalog.gettext(msgid)
-        if out != msgid:
-            return out
+        # Look the entry up, not gettext(): a translation may equal its msgid ("GPU").
+        found = getattr(catalog, "_catalog", {}).get(msgid)
+        if found:
+            return found
     if _strict.get():
         raise MissingTranslation(
             f"no {lang} translation of {msgid!r}: run `make translations` and fill its msgstr in "
@@ -97,9 +98,8 @@ def translate_plural(singular: str, plural: str, n: int, lang: str) -> str:
     """The form of ``singular``/``plural`` for the count ``n`` in ``lang`` (gettext ``ngettext``)."""
     if lang != SOURCE_LANGUAGE:
         for catalog in catalogs(lang):
-            out = catalog.ngettext(singular, plural, n)
-            if out not in (singular, plural):
-                return out
+            if (singular, 0) in getattr(catalog, "_catalog", {}):
+                return catalog.ngettext(singular, plural, n)
         if _strict.get():
             raise MissingTranslation(f"no {lang} translation of {singular!r} / {plural!r}: run `make translations`")
     return singular if n == 1 else plural

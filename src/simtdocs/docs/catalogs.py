@@ -146,6 +146,24 @@ def problems() -> list[str]:
             mo = path.with_suffix(".mo")
             if path.exists() and (not mo.exists() or mo.read_bytes() != compiled(catalog)):
                 out.append(f"{mo.relative_to(repo_root()).as_posix()} does not match its .po: run `make translations`")
+    return out + conflicts()
+
+
+def conflicts() -> list[str]:
+    """The same English label translated differently in two catalogs: the lookup takes the
+    first catalog that has it (:data:`simtdocs.i18n.DOMAINS` order), so one page would be wrong."""
+    out = []
+    for lang in TARGETS:
+        seen: dict[str, tuple[str, object]] = {}
+        for domain in DOMAINS:
+            for m in read(domain, lang):
+                if not m.id or not m.string:
+                    continue
+                key = _key(m.id)
+                if key in seen and seen[key][1] != m.string:
+                    out.append(f"{lang}: {key!r} is {seen[key][1]!r} in {seen[key][0]}.po but {m.string!r} in "
+                               f"{domain}.po: translate it the same way, or reword one of them")
+                seen.setdefault(key, (domain, m.string))
     return out
 
 
