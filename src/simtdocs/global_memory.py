@@ -156,6 +156,17 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
     return out
 
 
+def _runs_with_an_active_lane(rows: np.ndarray, run: int) -> int:
+    """How many runs of ``run`` consecutive lanes (1 to 32) have an active one. The mask's
+    bytes are read as one integer per run (a bool is one byte), which is much faster than
+    ``any`` along a short axis."""
+    flat = np.ascontiguousarray(rows).reshape(-1)
+    if run <= 8:
+        return int(np.count_nonzero(flat.view(f"u{run}")))
+    words = flat.view(np.uint64).reshape(-1, run // 8)
+    return int(np.count_nonzero(np.bitwise_or.reduce(words, axis=1)))
+
+
 def _contiguous_sectors(blk, lanes, origin: int, stride: int, lane_bytes: int) -> int:
     """Sectors of an access where thread g of the pass (block-major) starts at byte
     ``origin + stride·g``, by end points instead of lane by lane where it can."""
@@ -165,8 +176,7 @@ def _contiguous_sectors(blk, lanes, origin: int, stride: int, lane_bytes: int) -
             and (blk.nthreads * lane_bytes) % SECTOR_BYTES == 0):
         # Every warp starts on a sector, so each run of 32 / lane_bytes lanes fills one
         # sector: a warp's sectors are its runs with an active lane, whatever the mask.
-        runs = lanes.row_mask.reshape(-1, SECTOR_BYTES // lane_bytes)
-        return int(np.count_nonzero(runs.any(axis=1)))
+        return _runs_with_an_active_lane(lanes.row_mask, SECTOR_BYTES // lane_bytes)
     # Every full warp from its first and last lane; the others lane by lane.
     first = (np.arange(blk.nblocks)[:, None] * blk.nthreads + WARP_SIZE * np.arange(geo.warps)).reshape(-1)
     last = np.minimum(first + WARP_SIZE, (first // blk.nthreads + 1) * blk.nthreads) - 1
