@@ -183,50 +183,51 @@ class Table:
 # -- figures -----------------------------------------------------------------
 
 CJK_FONTS = ("WenQuanYi Micro Hei", "WenQuanYi Zen Hei", "Noto Sans CJK SC", "Noto Sans CJK JP")
-_configured = False
+_configured: list[str] | None = None  # the CJK fonts found, once configured
 
 
-def configure_matplotlib() -> None:
+def configure_matplotlib(lang: str | None = None) -> None:
     """SVG that is byte-identical between builds and draws Chinese with a real font.
 
     Text becomes paths (the reader needs no font), the hash salt fixes the ids and
-    the date is dropped at save time. The CJK font must come from the setup
+    the date is dropped at save time. Chinese labels need a CJK font from the setup
     (``make setup`` installs fonts-wqy-microhei): without it matplotlib would draw
-    empty boxes, so we stop with an install hint instead.
+    empty boxes, so drawing in Chinese (``lang``, else the current language) stops
+    with an install hint instead. English figures draw without one (a fresh notebook
+    service has none).
     """
     global _configured
-    if _configured:
-        return
-    import matplotlib
+    if _configured is None:
+        import matplotlib
 
-    matplotlib.use("Agg")
-    from matplotlib import font_manager
+        matplotlib.use("Agg")
+        from matplotlib import font_manager
 
-    def find():
-        names = {f.name for f in font_manager.fontManager.ttflist}
-        return [n for n in CJK_FONTS if n in names]
+        def find():
+            names = {f.name for f in font_manager.fontManager.ttflist}
+            return [n for n in CJK_FONTS if n in names]
 
-    found = find()
-    if not found:  # the font may have been installed after matplotlib cached its list
-        font_manager._load_fontmanager(try_read_cache=False)
         found = find()
-    if not found:
+        if not found:  # the font may have been installed after matplotlib cached its list
+            font_manager._load_fontmanager(try_read_cache=False)
+            found = find()
+        matplotlib.rcParams.update(
+            {
+                "svg.fonttype": "path",
+                "svg.hashsalt": "simtdocs",
+                # The CJK font first: it also has Latin glyphs, and per-glyph
+                # fallback does not reach text converted to SVG paths.
+                "font.family": "sans-serif",
+                "font.sans-serif": [*found, "DejaVu Sans"],
+                "axes.unicode_minus": False,
+            }
+        )
+        _configured = found
+    if not _configured and (lang or current_language()) == "zh":
         raise RuntimeError(
             "No CJK font for Chinese figure labels. Install one with "
             "`apt-get install fonts-wqy-microhei` (or run `make setup`)."
         )
-    matplotlib.rcParams.update(
-        {
-            "svg.fonttype": "path",
-            "svg.hashsalt": "simtdocs",
-            # The CJK font first: it also has Latin glyphs, and per-glyph
-            # fallback does not reach text converted to SVG paths.
-            "font.family": "sans-serif",
-            "font.sans-serif": [*found, "DejaVu Sans"],
-            "axes.unicode_minus": False,
-        }
-    )
-    _configured = True
 
 
 def figure(*args, **kwargs):
@@ -285,7 +286,7 @@ class Figure:
 
     def svg(self, lang: str) -> bytes:
         """Draw now, in ``lang`` (every call draws: the figure shows the values of this moment)."""
-        configure_matplotlib()
+        configure_matplotlib(lang)
         import matplotlib.pyplot as plt
 
         with language(lang):
@@ -422,10 +423,11 @@ def show(obj: Any) -> None:
 
 
 def _in_notebook() -> bool:
-    """True in a Jupyter kernel (the executed notebook pages): display rich output there."""
+    """True in a Jupyter kernel (the executed notebook pages, Colab's shell is a subclass):
+    display rich output there."""
     ip = sys.modules.get("IPython")
     shell = ip.get_ipython() if ip is not None and hasattr(ip, "get_ipython") else None
-    return shell is not None and shell.__class__.__name__ == "ZMQInteractiveShell"
+    return shell is not None and any(c.__name__ == "ZMQInteractiveShell" for c in type(shell).__mro__)
 
 
 def glue(name: str, value: Any, fmt: str | None = None) -> None:

@@ -2,12 +2,14 @@
 
 - ``on_config``: the self-hosted JavaScript (Mermaid) must be installed.
 - ``on_files``: serve that JavaScript from the site, and add the companion
-  notebooks as pages (before mkdocs-jupyter and mkdocs-static-i18n see the files).
+  notebooks as pages, each language its own notebook (after mkdocs-static-i18n).
 - ``on_config`` also runs every page's python fences that have no cached result,
   in fresh worker processes (:class:`simtdocs.docs.build.Site`), once per build for
   both languages, and makes Material's search index reuse the entries of pages
   whose HTML did not change (Chinese segmentation by jieba is the costly part).
-- ``on_page_markdown``: put the block outputs under their fences and fill ``{{ name }}``.
+- ``on_page_markdown``: put the block outputs under their fences and fill ``{{ name }}``,
+  and ``{{ config.repo_url }}`` (the install page's commands) from the configuration.
+- ``on_page_context``: the "open in a hosted notebook" address of a notebook page.
 - ``on_post_page``: drop the CDN script tags nbconvert puts in notebook pages.
 """
 
@@ -59,19 +61,32 @@ def on_config(config, **kwargs):
     pages = {_page_name(p, root): p.read_text(encoding="utf-8") for p in order}
     scripts = notebooks.scripts()
     # The companion notebooks run in the same worker pool as the page blocks.
+    # Each language has its own notebook (its Markdown and the language of its outputs).
     jupyter = config["plugins"].get("mkdocs-jupyter")
-    extra, made = [], []
+    extra, made, cached = [], [], []
     if jupyter is not None:
-        made = notebooks.generate(root / CACHE, site.env, scripts)
-        extra = notebooks.prewarm_tasks(dict(jupyter.config), [root / CACHE / m for m in made])
+        made = notebooks.generate(root / CACHE, site.env, scripts, repo_url=config.get("repo_url"),
+                                  langs=_languages(config))
+        paths = [root / CACHE / lang / m for lang in _languages(config) for m in made]
+        extra = notebooks.prewarm_tasks(dict(jupyter.config), paths)
+        # As mkdocs-jupyter names them (its cache_dir as configured, relative or not).
+        cached = [Path(jupyter.config["cache_dir"]) / p.name
+                  for p in notebooks.cache_paths(dict(jupyter.config), paths).values()]
     try:
         site.prepare(pages, prune=True, extra=extra)
     except build.BlockError as exc:
         raise PluginError(str(exc)) from None
     _state.clear()
-    _state.update(site=site, sim_hash=site.env, scripts=scripts, root=root, notebooks=made, search_used=set())
+    _state.update(site=site, sim_hash=site.env, scripts=scripts, root=root, notebooks=made, search_used=set(),
+                  notebook_cache=cached)
     _cache_search_entries(config, root)
     return config
+
+
+def _languages(config) -> tuple[str, ...]:
+    i18n = config["plugins"].get("i18n")
+    langs = tuple(getattr(i18n, "build_languages", None) or ())
+    return langs or (config["theme"]["language"],)
 
 
 def _page_name(path: Path, root: Path) -> str:
@@ -110,9 +125,18 @@ def on_files(files, config, **kwargs):
     lang = getattr(i18n, "current_language", None) or config["theme"]["language"]
     default = getattr(i18n, "default_language", lang)
     langs = list(getattr(i18n, "build_languages", None) or [lang])
-    cache = root / CACHE
+    cache = root / CACHE / lang
     made = _state.get("notebooks")
-    for rel in made if made is not None else notebooks.generate(cache, _state["sim_hash"], _state.get("scripts")):
+    if made is None:
+        made = notebooks.generate(root / CACHE, _state["sim_hash"], _state.get("scripts"),
+                                  repo_url=config.get("repo_url"), langs=(lang,))
+    # mkdocs-jupyter forgets, at each language's build, the cache entries it used, and evicts
+    # the others at the end of that build: the other language's notebooks would run again
+    # at every build. Count them as used.
+    jupyter = config["plugins"]["mkdocs-jupyter"]
+    if hasattr(jupyter, "_used_cache_paths"):
+        jupyter._used_cache_paths.update(_state.get("notebook_cache", ()))
+    for rel in made:
         nb = NotebookFile(File(rel, str(cache), site_dir, urls), use_directory_urls=urls, site_dir=site_dir)
         plain_dest, plain_url = nb.dest_path, nb.url
 
@@ -146,7 +170,49 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
         out = site.render(where, lang, full if same else markdown)
     except (build.BlockError, ValueError) as exc:
         raise PluginError(str(exc)) from None
+    out = fill_config(out, config)
     return "\n".join(out.split("\n")[head.count("\n"):]) if head else out
+
+
+CONFIG_REF = re.compile(r"\{\{\s*config\.(\w+)\s*\}\}")
+# What a page shows for the repository's address when the build has none (REPO_URL unset,
+# see mkdocs.yml): plainly a placeholder, and a command copied with it fails at once.
+NO_REPO_URL = "https://github.com/<owner>/<repository>"
+
+
+def fill_config(markdown: str, config) -> str:
+    """``{{ config.repo_url }}``, ``{{ config.install_spec }}`` (what ``pip install`` takes)
+    and ``{{ config.python }}`` (the oldest Python the package supports, from pyproject.toml)
+    filled in, in prose and in code blocks alike."""
+    if "{{" not in markdown:
+        return markdown
+    import tomllib
+
+    repo_url = (config.get("repo_url") or "").rstrip("/")
+    project = tomllib.loads((repo_root() / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    values = {
+        "repo_url": repo_url or NO_REPO_URL,
+        "install_spec": notebooks.install_spec(repo_url or NO_REPO_URL),
+        "python": re.fullmatch(r">=\s*([\d.]+)", project["requires-python"].strip()).group(1),
+    }
+
+    def value(m):
+        if m.group(1) not in values:
+            raise PluginError(f"{{{{ config.{m.group(1)} }}}}: a page can use only "
+                              + ", ".join(f"config.{k}" for k in values))
+        return values[m.group(1)]
+
+    return CONFIG_REF.sub(value, markdown)
+
+
+def on_page_context(context, page, config, **kwargs):
+    """A notebook page gets ``page.hosted_url`` (its .ipynb opened in Colab) when the site's
+    repository is on GitHub; overrides/main.html shows it beside the download button."""
+    if getattr(page, "nb_url", None):
+        folder = Path(page.file.dest_path).parent.as_posix()
+        ipynb = f"{folder}/{Path(page.file.abs_src_path).name}"
+        page.hosted_url = notebooks.hosted_url(config.get("repo_url"), ipynb)
+    return context
 
 
 CDN_SCRIPT = re.compile(
