@@ -14,13 +14,11 @@
 import numpy as np
 
 from simtdocs import H100, cdiv, latency_hiding, launch, launch_overhead, occupancy, waves
-from simtdocs.docs import T, Table, glue, show
+from simtdocs.docs import Table, _, glue, show
 # --8<-- [end:setup]
 
 
 # %%
-# 正文的内核只有一份定义。网页上，每道题的代码块用 --8<-- 把它需要的那几段直接包含进来；
-# 单独运行本脚本时，这几行把同样的几段读进来执行。
 # The lecture's kernels have one definition each. On the page, each answer's code block
 # includes the sections it needs with --8<--; run alone, this script loads the same sections.
 from simtdocs.docs import expand_snippets
@@ -56,8 +54,8 @@ for threads in SIZES:
     glue(f"p2b_e1_simt_{threads}", st.simt_efficiency, ".1%")
     glue(f"p2b_e1_idle_warps_{threads}", (blocks * threads - n) // 32)  # warps with no thread below n
 show(Table(rows, columns=[
-    T("线程/块", "threads/block"), T("块数", "blocks"), T("多余的线程", "idle threads"),
-    T("warp/块", "warps/block"), T("SIMT 效率", "SIMT efficiency")],
+    _("threads/block"), _("blocks"), _("idle threads"),
+    _("warps/block"), _("SIMT efficiency")],
     fmt=[",", ",", ",", ",", ".1%"]))
 glue("p2b_e1_last_warp", SIZES[1] % 32)  # threads in the last warp of a 1000-thread block
 glue("p2b_e1_full_warps", SIZES[1] // 32)
@@ -98,8 +96,8 @@ for k, v in THREAD.items():
     glue(f"p2b_e2_{k}", v)
 row, col = divmod(flat, N)
 show(Table([(f"{grid[0]} × {grid[1]}", "(3, 5, 7, 2)", row, col, flat)], columns=[
-    T("网格 (x × y)", "grid (x × y)"), "(bx, by, tx, ty)", T("行", "row"), T("列", "column"),
-    T("一维下标", "flat index")], fmt=[None, None, ",", ",", ","]))
+    _("grid (x × y)"), "(bx, by, tx, ty)", _("row"), _("column"),
+    _("flat index")], fmt=[None, None, ",", ",", ","]))
 glue("p2b_e2_gx", grid[0])
 glue("p2b_e2_gy", grid[1])
 glue("p2b_e2_row", row)
@@ -120,8 +118,8 @@ for stride in (1, STRIDE):  # pattern_kernel of §5.2: lane l reads a[index[l]]
     read = launch(pattern_kernel, grid=1, block=32, args=(a, stride * np.arange(32)), device=H100)
     rows.append((stride, read.sectors, read.requested_bytes, read.bytes_moved, read.coalescing_efficiency))
 show(Table(rows, columns=[
-    T("跨度", "stride"), T("sector 数", "sectors"), T("所需字节", "bytes requested"),
-    T("搬运字节", "bytes moved"), T("合并效率", "coalescing efficiency")],
+    _("stride"), _("sectors"), _("bytes requested"),
+    _("bytes moved"), _("coalescing efficiency")],
     fmt=[",", ",", ",", ",", ".0%"]))
 glue("p2b_e3_sectors", read.sectors)
 glue("p2b_e3_moved", read.bytes_moved)
@@ -153,8 +151,8 @@ for key, row_len in ROW_LENGTHS.items():  # bank_kernel of §6.1: lane l reads t
     glue(f"p2b_e4_ways_{key}", ways, ".0f")
     glue(f"p2b_e4_banks_{key}", banks)
 show(Table(rows, columns=[
-    T("每行元素数", "elements per row"), T("行距 mod 32", "row distance mod 32"),
-    T("用到的 bank 数", "banks used"), T("冲突路数（wavefront/请求）", "ways (wavefronts per request)")],
+    _("elements per row"), _("row distance mod 32"),
+    _("banks used"), _("ways (wavefronts per request)")],
     fmt=[",", ",", ",", ".0f"]))
 # --8<-- [end:ex4]
 
@@ -187,21 +185,21 @@ def transpose_tiled(blk, A, B, N, where="after"):
 N = 512  # the matrix of §5.3
 glue("p2b_e5_size", f"{N}×{N}")
 A = np.random.default_rng(0).random((N, N), dtype=np.float32)
-placements = [("after", T("循环之后（原版）", "after the loop (original)")),
-              ("inside", T("第一个循环里面", "inside the first loop")),
-              ("none", T("没有 sync", "no sync at all"))]
+placements = [("after", _("after the loop (original)")),
+              ("inside", _("inside the first loop")),
+              ("none", _("no sync at all"))]
 rows = []
 for where, name in placements:
     B = np.zeros_like(A)
     st = launch(transpose_tiled, grid=(N // TILE, N // TILE), block=(TILE, ROWS),
                 args=(A.reshape(-1), B.reshape(-1), N, where), device=H100)
     ok = np.array_equal(B, A.T)
-    rows.append((name, T("是", "yes") if ok else T("否", "no"), st.barriers / st.blocks, len(st.races)))
+    rows.append((name, _("yes") if ok else _("no"), st.barriers / st.blocks, len(st.races)))
     glue(f"p2b_e5_barriers_{where}", st.barriers // st.blocks)
     glue(f"p2b_e5_races_{where}", len(st.races), ",")
 show(Table(rows, columns=[
-    T("sync 的位置", "where the sync is"), T("结果正确", "correct"),
-    T("每块同步次数", "barriers per block"), T("数据竞争", "races")],
+    _("where the sync is"), _("correct"),
+    _("barriers per block"), _("races")],
     fmt=[None, None, ".0f", ","]))
 # --8<-- [end:ex5]
 
@@ -223,9 +221,9 @@ for name, kernel in (("v2", reduce_v2), ("v3", reduce_v3)):
     rows.append((name, st.warp_instructions, st.shared_requests, st.shared_wavefronts,
                  st.shared_ways, st.estimate_time().issue_s * 1e9))
 show(Table(rows, columns=[
-    T("版本", "version"), T("warp 指令数", "warp instructions"), T("共享内存请求", "shared requests"),
-    T("共享内存 wavefront", "shared wavefronts"), T("wavefront/请求", "wavefronts per request"),
-    T("估计发射时间 (ns)", "estimated issue time (ns)")],
+    _("version"), _("warp instructions"), _("shared requests"),
+    _("shared wavefronts"), _("wavefronts per request"),
+    _("estimated issue time (ns)")],
     fmt=[None, ",", ",", ",", ".2f", ".0f"]))
 glue("p2b_e6_instructions", runs["v2"].warp_instructions, ",")
 glue("p2b_e6_threads", threads)
@@ -250,10 +248,10 @@ for smem in (SMEM, SMEM_CUT):
     rows.append((smem // KB, occ.registers_per_warp, occ.shared_per_block_allocated, caps,
                  occ.blocks_per_sm, occ.occupancy, limiter_text(occ)))
 show(Table(rows, columns=[
-    T("共享内存/块 (KB)", "shared/block (KB)"), T("寄存器/warp（取整后）", "registers/warp (rounded)"),
-    T("共享内存/块（字节，含保留）", "shared/block (bytes, with reserve)"),
-    T("块上限：warp / 寄存器 / 共享内存", "block limits: warps / registers / shared"),
-    T("块/SM", "blocks/SM"), T("占用率", "occupancy"), T("瓶颈", "limiter")],
+    _("shared/block (KB)"), _("registers/warp (rounded)"),
+    _("shared/block (bytes, with reserve)"),
+    _("block limits: warps / registers / shared"),
+    _("blocks/SM"), _("occupancy"), _("limiter")],
     fmt=[",", ",", ",", None, ",", ".1%", None], align="rrrrrrl"))
 occ = occupancy(THREADS, REGS, SMEM, device=H100)
 glue("p2b_e7_threads", THREADS)
@@ -292,10 +290,10 @@ glue("p2b_e8_warps", WARPS)
 glue("p2b_e8_requests", REQUESTS)
 glue("p2b_e8_req_float", before.bytes_per_request)
 glue("p2b_e8_req_float4", after.bytes_per_request)
-show(Table([(T("float，1 个请求", "float, 1 request"), before.in_flight_bytes, before.fraction),
-            (T("float4，2 个请求", "float4, 2 requests"), after.in_flight_bytes, after.fraction)],
-           columns=[T("写法", "version"), T("在途字节/SM", "bytes in flight/SM"),
-                    T("带宽占比", "fraction of bandwidth")], fmt=[None, ",", ".0%"]))
+show(Table([(_("float, 1 request"), before.in_flight_bytes, before.fraction),
+            (_("float4, 2 requests"), after.in_flight_bytes, after.fraction)],
+           columns=[_("version"), _("bytes in flight/SM"),
+                    _("fraction of bandwidth")], fmt=[None, ",", ".0%"]))
 glue("p2b_e8_need", before.needed_bytes / 1e3, ".1f")
 glue("p2b_e8_before_bytes", before.in_flight_bytes, ",")
 glue("p2b_e8_before", before.fraction, ".0%")
@@ -322,8 +320,8 @@ for tile, per_sm in ((128, 2), (64, 4)):
     glue(f"p2b_e9_waves_{tile}", wv.waves)
     glue(f"p2b_e9_util_{tile}", wv.utilisation, ".0%")
 show(Table(rows, columns=[
-    T("块（tile）", "tile"), T("块/SM", "blocks/SM"), T("块数", "blocks"),
-    T("每波容量", "blocks per wave"), T("波数", "waves"), T("SM 利用率", "SM utilisation")],
+    _("tile"), _("blocks/SM"), _("blocks"),
+    _("blocks per wave"), _("waves"), _("SM utilisation")],
     fmt=[None, ",", ",", ",", ",", ".0%"]))
 # --8<-- [end:ex9]
 
@@ -345,7 +343,7 @@ for us in (5, 1):
     glue(f"p2b_e10_serial_{us}", step.serial_s * 1e3, ".1f")
     glue(f"p2b_e10_overlap_{us}", step.overlapped_s * 1e3, ".0f")
 show(Table(rows, columns=[
-    T("每次启动 (µs)", "per launch (µs)"), T("启动合计 (ms)", "launching (ms)"),
-    T("不重叠 (ms)", "serial (ms)"), T("完全重叠 (ms)", "overlapped (ms)")],
+    _("per launch (µs)"), _("launching (ms)"),
+    _("serial (ms)"), _("overlapped (ms)")],
     fmt=[",", ".1f", ".1f", ".1f"]))
 # --8<-- [end:ex10]
