@@ -18,7 +18,7 @@ def patterns(draw):
     size -= size % width
     seed = draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
-    kind = draw(st.sampled_from(["random", "strided", "broadcast", "reversed", "forward", "backward"]))
+    kind = draw(st.sampled_from(["random", "strided", "broadcast", "reversed", "forward", "backward", "shifted"]))
     slots = size // width
     tid = np.arange(blocks * threads).reshape(blocks, threads)
     if kind in ("forward", "backward"):  # a run of slots without wrapping: the engine's end-point path
@@ -26,6 +26,10 @@ def patterns(draw):
         size = slots * width
         first = draw(st.integers(0, 64))
         slot = first + tid if kind == "forward" else slots - 1 - first - tid
+    elif kind == "shifted":  # one pattern per block, moved by an offset per block (a 2-D grid)
+        unit = draw(st.sampled_from([1, 4, 8, 32]))
+        offset = rng.integers(0, max(1, slots // (2 * unit)), blocks) * unit
+        slot = (offset[:, None] + rng.integers(0, slots // 2, threads)[None, :]) % slots
     elif kind == "random":
         slot = rng.integers(0, slots, (blocks, threads))
     elif kind == "strided":
@@ -37,6 +41,8 @@ def patterns(draw):
         slot = (slots - 1 - tid) % slots
     index = (slot * width).astype(np.int32)
     active = rng.random((blocks, threads)) < draw(st.sampled_from([0.0, 0.3, 0.9, 1.0]))
+    if draw(st.booleans()):  # the same threads in every block
+        active[:] = active[0]
     # Elements into the allocation (a view a[skip:]): sectors depend on where the array starts.
     skip = draw(st.sampled_from([0, 0, 1, 3, 8]))
     return blocks, threads, np.dtype(dtype), width, size, index, active, skip
@@ -44,7 +50,8 @@ def patterns(draw):
 
 def _read(blk, a, index, active, width):
     rows = blk.bx[:, 0]
-    return blk.load(a, index[rows], mask=active[rows], width=width)
+    same = (active == active[0]).all()  # then pass one row: the mask of every block, as blk.tx < k is
+    return blk.load(a, index[rows], mask=active[:1] if same else active[rows], width=width)
 
 
 @settings(max_examples=150, deadline=None)
@@ -116,3 +123,21 @@ def test_64_bit_lanes_are_served_in_two_phases():
     # float64 s[tx * 16]: words 32·l, 32·l + 1: 16 distinct words in banks 0 and 1 per phase.
     words = (np.arange(32) * 32)[:, None] + np.arange(2)
     assert wavefronts(*phases(words[None], None)) == (32, 2)
+
+
+def test_blocks_with_one_pattern_shifted_count_like_the_reference():
+    """Every block reads block 0's pattern moved by an offset of its own, with the same lanes
+    active in each (a 2-D grid over a matrix): offsets by whole sectors and by any element."""
+    rng = np.random.default_rng(11)
+    for case in range(40):
+        blocks, threads = int(rng.integers(2, 6)), int(rng.choice([32, 64, 96, 40]))
+        dtype = np.dtype(rng.choice([np.int8, np.float16, np.float32, np.float64]))
+        unit = int(rng.choice([1, 3, 8, 16, 32]))  # elements between the blocks' offsets
+        pattern = rng.integers(0, 300, threads)
+        offset = rng.integers(0, 40, blocks) * unit
+        index = (offset[:, None] + pattern[None, :]).astype(np.int32)
+        active = np.broadcast_to(rng.random(threads) < rng.choice([0.3, 1.0]), (blocks, threads)).copy()
+        a = np.zeros(index.max() + 1, dtype)
+        got = launch(_read, grid=blocks, block=threads, args=(a, index, active, 1))
+        ref = reference.launch(_read, grid=blocks, block=threads, args=(a, index, active, 1))
+        assert (got.sectors, got.requests) == (ref.sectors, ref.requests), (case, blocks, threads, dtype, unit)

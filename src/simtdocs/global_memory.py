@@ -106,17 +106,19 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
     flat, bad, report = flat_index(name_in_kernel(array, site), array.shape, index, lanes, width, site)
     if bad is not None and memcheck:
         report("__global__", kind, itemsize)
-    # The same index and lanes in every block of the pass (blk.tx, a constant): one block
-    # is counted, and the pass is that count times the blocks.
-    once = blk.nblocks > 1 and lanes.uniform and bad is None and flat.strides[0] == 0
-    one, flat_one = (lanes.single(), flat[:1]) if once else (lanes, flat)
+    # The same lanes in every block of the pass, and the same index pattern shifted by whole
+    # sectors (blk.tx; the blocks of a 2-D grid walking a matrix): one block is counted, and
+    # the pass is that count times the blocks.
+    same = blk.nblocks > 1 and lanes.uniform and bad is None and _shifted_copies(flat, base, itemsize)
+    once = same and flat.strides[0] == 0  # the very same elements in every block
+    one, flat_one = (lanes.single(), flat[:1]) if same else (lanes, flat)
     address = base + flat_one * itemsize
     misaligned = one.where(address % lane_bytes != 0, False) if base % lane_bytes or width > 1 else None
     if misaligned is not None and misaligned.any():
         b, t = (int(x[0]) for x in np.nonzero(misaligned))
         where = f"access at byte {int(address[b, t])} of the allocation (not a multiple of {lane_bytes})"
         raise diagnostics.misaligned(lane_bytes, where, site, lanes.geo.thread(t), lanes.block_of(b))
-    c.sectors += distinct_per_warp(one.geo.rows(address // SECTOR_BYTES), one.row_mask) * (blk.nblocks if once else 1)
+    c.sectors += distinct_per_warp(one.geo.rows(address // SECTOR_BYTES), one.row_mask) * (blk.nblocks if same else 1)
     c.requests += blk._issue(c, lanes)
     c.requested_bytes += lanes.count * lane_bytes
     run = lanes if bad is None else lanes.without(bad)  # memcheck off: those lanes move nothing
@@ -154,6 +156,19 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
     b, t = run.threads
     out[b, t] = atomics.apply(mem, flat[b, t], values[b, t], op, None if cmp is None else cmp[b, t])
     return out
+
+
+def _shifted_copies(flat: np.ndarray, base: int, itemsize: int) -> bool:
+    """Whether every block's element indices are block 0's plus one offset per block that
+    moves them by whole sectors, so that every block touches as many sectors as block 0."""
+    if flat.strides[0] == 0:
+        return True
+    first = flat[:, :1]
+    if not np.array_equal(flat[-1] - first[-1], flat[0] - first[0]):  # a cheap look at one block first
+        return False
+    if np.any((first - first[0, 0]) * itemsize % SECTOR_BYTES):
+        return False
+    return bool(((flat - first) == (flat[0] - first[0])).all())
 
 
 def _runs_with_an_active_lane(rows: np.ndarray, run: int) -> int:
