@@ -142,7 +142,7 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
         return None
     c.atomics += lanes.rows
     c.atomic_conflicts += lanes.count - distinct_per_warp(one.geo.rows(flat_one), one.row_mask) * (
-        blk.nblocks if once else 1)
+        blk.nblocks if same else 1)
     cmp = None
     if op == "cas":
         cmp = per_thread(np.asarray(compare, dtype=mem.dtype), blk.nblocks, blk.nthreads, site, "compare")
