@@ -19,8 +19,8 @@ def make(tmp_path, *cells):
 def test_outputs_are_recorded_as_a_kernel_records_them(tmp_path):
     src = make(
         tmp_path,
-        "from simtdocs.docs import T, Table, show\nprint('hello')\nprint('again')",
-        "show(Table([[1, 2]], ['a', T('乙', 'b')]))\nx = 41",
+        "from simtdocs.docs import Table, _, show\nprint('hello')\nprint('again')",
+        "show(Table([[1, 2]], ['a', _('blocks')]))\nx = 41",
         "x + 1",
         "import pathlib\nprint(pathlib.Path.cwd().name)",
     )
@@ -30,7 +30,7 @@ def test_outputs_are_recorded_as_a_kernel_records_them(tmp_path):
     assert [o["output_type"] for o in cells[0].outputs] == ["stream"]
     assert cells[0].outputs[0]["text"] == "hello\nagain\n"
     shown = cells[1].outputs[0]
-    assert shown["output_type"] == "display_data" and "| a | b |" in shown["data"]["text/markdown"]
+    assert shown["output_type"] == "display_data" and "| a | blocks |" in shown["data"]["text/markdown"]
     assert cells[2].outputs[0]["output_type"] == "execute_result"
     assert cells[2].outputs[0]["data"]["text/plain"] == "42"
     assert cells[3].outputs[0]["text"] == tmp_path.name + "\n"  # the notebook's folder, as in a kernel
