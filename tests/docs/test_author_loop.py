@@ -22,7 +22,7 @@ PROBE = """
 The box held {{ held }}.
 
 ```python
-from simtdocs.docs import T, glue, show
+from simtdocs.docs import _, glue, show
 
 class Box:
     def __init__(self, v):
@@ -34,7 +34,8 @@ class Box:
 box = Box(1)
 show(box)
 glue("held", box.v)
-show(T(f"名字是 `{__name__}`", f"name is `{__name__}`"))
+show(_("warps"))
+show(f"`__name__` is `{__name__}`")
 ```
 
 <!--pytest-codeblocks:cont-->
@@ -48,12 +49,12 @@ box.v = 2
 def test_probe_page_shows_what_the_block_computed_in_both_languages(tmp_path):
     proc, site = build_probe_site(tmp_path, {"index": PROBE})
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
-    for page, name in ((site / "index.html", "名字是 <code>__main__</code>"),
-                       (site / "en" / "index.html", "name is <code>__main__</code>")):
+    for page, label, other in ((site / "index.html", "warp 数", "warps"), (site / "en" / "index.html", "warps", "warp 数")):
         html = page.read_text(encoding="utf-8")
         assert "value=1" in html and "value=2" not in html
         assert "The box held 1." in html
-        assert name in html
+        assert "<code>__name__</code> is <code>__main__</code>" in html
+        assert f"<p>{label}</p>" in html and f"<p>{other}</p>" not in html
     # the results are on disk, as JSON, for the next build
     entries = list((tmp_path / ".cache" / "blocks").glob("*.json"))
     assert len(entries) == 2
@@ -156,15 +157,15 @@ def test_the_reader_api_needs_no_build_tools():
                                           "jupytext", "mkdocs_jupyter", "jieba", "IPython"}:
                     raise ImportError("build tool: " + name)
         sys.meta_path.insert(0, NoBuildTools())
-        from simtdocs.docs import Figure, T, Table, expand_snippets, figure, glue, show
-        show(Table([[T("行", "row"), 12345.6]], ["a", "b"]))
+        from simtdocs.docs import Figure, Table, _, expand_snippets, figure, glue, show
+        show(Table([[_("warps"), 12345.6]], ["a", "b"]))
         glue("x", 3)
         print(expand_snippets('--8<-- "snippets/p2/01_cuda_programming_model.py:kernel"').split("(")[0])
         """
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert "| row | 12,346 |" in proc.stdout
+    assert "| warps | 12,346 |" in proc.stdout
     assert "def vector_add" in proc.stdout
 
 

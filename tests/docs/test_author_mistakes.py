@@ -84,15 +84,14 @@ def test_printed_unclosed_fence_is_an_error(site):
 # -- language ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("line", ['print(T("运行时中文", "RUNTIME-ENGLISH"))',
-                                  'x = f"{T(\'中\', \'en\')}"', 'str(T("中", "en"))'])
-def test_text_of_a_bilingual_string_while_the_block_runs_is_an_error(site, line):
+@pytest.mark.parametrize("line", ['print(_("warps"))', 'x = f"{_(\'warps\')}"', 'str(_("warps"))'])
+def test_text_of_a_label_while_the_block_runs_is_an_error(site, line):
     fails(site, f"""
         ```python
-        from simtdocs.docs import T
+        from simtdocs.docs import _
         {line}
         ```
-        """, "docs/m.md:3", "show(T(...))")
+        """, "docs/m.md:3", "show(_(...))")
 
 
 def test_show_and_glue_and_figure_labels_follow_the_language(site):
@@ -100,14 +99,14 @@ def test_show_and_glue_and_figure_labels_follow_the_language(site):
         Word {{ w }}.
 
         ```python
-        from simtdocs.docs import T, glue, show
-        show(T("中文行", "English line"))
-        glue("w", T("词", "word"))
+        from simtdocs.docs import _, glue, show
+        show(_("shared wavefronts"))
+        glue("w", _("warps"))
         ```
         """
     zh, en = render(site, md, "zh"), render(site, md, "en")
-    assert "\n\n中文行\n" in zh and "\n\nEnglish line\n" not in zh and zh.startswith("Word 词.")
-    assert "\n\nEnglish line\n" in en and "\n\n中文行\n" not in en and en.startswith("Word word.")
+    assert "\n\n共享内存 wavefront\n" in zh and "\n\nshared wavefronts\n" not in zh and zh.startswith("Word warp 数.")
+    assert "\n\nshared wavefronts\n" in en and "\n\n共享内存 wavefront\n" not in en and en.startswith("Word warps.")
 
 
 # -- glue ----------------------------------------------------------------------------------
@@ -286,13 +285,13 @@ def test_xfail_is_refused(site):
     ('Table([[1, 2]], ["a", "b"], align="l")', "align must be one of l/r/c per column"),
     ('Figure(lambda: None)', "alt text"),
     ('Figure(lambda: None, alt="plot")', "alt text"),
-    ('show(Figure(lambda: None, alt=T("图", "plot")))', "draw() must return a matplotlib figure, got None"),
+    ('show(Figure(lambda: None, alt=_("sectors")))', "draw() must return a matplotlib figure, got None"),
     ('show(object())', "show() cannot put a object on the page"),
 ])
 def test_bad_display_input_is_an_error_at_its_line(site, call, fragment):
     fails(site, f"""
         ```python
-        from simtdocs.docs import Figure, T, Table, show
+        from simtdocs.docs import Figure, Table, _, show
         {call}
         ```
         """, "docs/m.md:3", fragment)
@@ -321,14 +320,14 @@ def test_html_objects_and_arrays_are_shown_faithfully(site):
 def test_a_failing_draw_names_the_line_in_the_block(site):
     fails(site, """
         ```python
-        from simtdocs.docs import Figure, T, figure, show
+        from simtdocs.docs import Figure, _, figure, show
 
         def draw():
-            if str(T("中", "en")) == "en":
+            if str(_("warps")) == "warps":
                 raise ValueError("bad axis")
             return figure()[0]
 
-        show(Figure(draw, alt=T("图", "plot")))
+        show(Figure(draw, alt=_("sectors")))
         ```
         """, "docs/m.md:6", "ValueError: bad axis", "docs/m.md:9: show(Figure",
           "while rendering the English version")

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from simtdocs.docs import Figure, T, Table, figure, glue, show
+from simtdocs.docs import Figure, Table, _, figure, glue, show
 from simtdocs.docs import build
 from probe_site import build_probe_site
 from simtdocs.docs.display import svg_bytes
@@ -100,14 +100,14 @@ def test_glue_renders_per_language_and_undefined_name_fails():
         Ratio {{ r }}, word {{ w }}, code `{{ r }}` stays.
 
         ```python
-        from simtdocs.docs import T, glue
+        from simtdocs.docs import _, glue
         glue("r", 0.875, ".1%")
-        glue("w", T("线程", "thread"))
+        glue("w", _("warps"))
         ```
         """
     )
-    assert build.process(md, "docs/g.md", "zh").startswith("Ratio 87.5%, word 线程, code `{{ r }}` stays.")
-    assert build.process(md, "docs/g.md", "en").startswith("Ratio 87.5%, word thread,")
+    assert build.process(md, "docs/g.md", "zh").startswith("Ratio 87.5%, word warp 数, code `{{ r }}` stays.")
+    assert build.process(md, "docs/g.md", "en").startswith("Ratio 87.5%, word warps,")
     with pytest.raises(build.BlockError, match=r"docs/g.md:1: \{\{ nope \}\} has no glued value"):
         build.process("See {{ nope }}.\n", "docs/g.md", "en")
 
@@ -118,8 +118,8 @@ def test_each_block_runs_once_for_both_languages():
         ```python
         import itertools, builtins
         builtins._simt_runs = getattr(builtins, "_simt_runs", 0) + 1
-        from simtdocs.docs import T, Table, show
-        show(Table([[T("行", "row"), 1234]], [T("名", "name"), T("值", "value")]))
+        from simtdocs.docs import Table, _, show
+        show(Table([[_("warps"), 1234]], [_("Counter"), _("Value")]))
         ```
         """
     )
@@ -129,35 +129,35 @@ def test_each_block_runs_once_for_both_languages():
     zh = build.process(md, "docs/c.md", "zh")
     en = build.process(md, "docs/c.md", "en")
     assert builtins._simt_runs == 1
-    assert "| 名 | 值 |" in zh and "| 行 | 1,234 |" in zh
-    assert "| name | value |" in en and "| row | 1,234 |" in en
+    assert "| 计数器 | 值 |" in zh and "| warp 数 | 1,234 |" in zh
+    assert "| Counter | Value |" in en and "| warps | 1,234 |" in en
 
 
 def test_show_outside_the_build_prints_english(capsys):
-    show(T("你好", "hello"))
-    show(Table([[1, 2.5]], ["a", T("乙", "b")]))
+    show(_("warps"))
+    show(Table([[1, 2.5]], ["a", _("blocks")]))
     out = capsys.readouterr().out
-    assert "hello" in out and "| a | b |" in out
+    assert "warps" in out and "| a | blocks |" in out
     assert glue("x", 3) is None
 
 
 def draw():
     fig, ax = figure(figsize=(3, 2))
     ax.plot([0, 1, 2], [0, 1, 4])
-    ax.set_xlabel(str(T("线程编号", "thread index")))
+    ax.set_xlabel(str(_("warps")))
     return fig
 
 
 def test_svg_is_byte_identical_and_per_language():
-    a = Figure(draw, alt=T("图", "plot"))
-    b = Figure(draw, alt=T("图", "plot"))
+    a = Figure(draw, alt=_("sectors"))
+    b = Figure(draw, alt=_("sectors"))
     assert a.svg("zh") == b.svg("zh")
     assert a.svg("en") == b.svg("en")
     assert a.svg("zh") != a.svg("en")
     svg = a.svg("zh").decode()
     assert "<dc:date>" not in svg and "<text" not in svg  # no date, text drawn as paths
     html = a.render("en")
-    assert html.startswith('<figure class="simt-figure"><img src="data:image/svg+xml;base64,') and 'alt="plot"' in html
+    assert html.startswith('<figure class="simt-figure"><img src="data:image/svg+xml;base64,') and 'alt="sectors"' in html
 
 
 def test_chinese_glyphs_are_not_boxes():

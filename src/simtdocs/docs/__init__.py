@@ -7,7 +7,7 @@ Public surface (needs numpy, and matplotlib for figures; nothing of the site bui
 - ``glue(name, value, fmt=None)``: make a computed value available to the prose
   as ``{{ name }}``.
 - ``_("English label")``: a label, shown in the page's language (gettext catalogs,
-  see :mod:`simtdocs.i18n`); ``T(zh, en)`` is the older inline pair.
+  see :mod:`simtdocs.i18n`); ``set_language("zh")`` for Chinese outside the site.
 - ``figure(...)``: ``plt.subplots`` with the site's font and SVG settings.
 - ``expand_snippets(code)``: what the site makes of ``--8<--`` include lines.
 
@@ -19,7 +19,7 @@ and the tests import.
 
 from simtdocs.i18n import _, set_language
 
-from .display import Figure, T, Table, figure, glue, show
+from .display import Figure, Table, figure, glue, show
 from .snippets import expand_snippets
 
-__all__ = ["show", "glue", "_", "set_language", "T", "Table", "Figure", "figure", "expand_snippets"]
+__all__ = ["show", "glue", "_", "set_language", "Table", "Figure", "figure", "expand_snippets"]

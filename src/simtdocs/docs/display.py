@@ -1,6 +1,6 @@
 """What a code block can put on the page: bilingual text, tables, figures, glued values.
 
-This is the reader's API (``from simtdocs.docs import show, glue, T, Table, Figure``):
+This is the reader's API (``from simtdocs.docs import show, glue, _, Table, Figure``):
 it needs numpy, and matplotlib for figures, nothing else.
 
 On the site a :class:`Recorder` is active while a block runs: :func:`show` and
@@ -24,8 +24,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from simtdocs.i18n import Msg, _, current_language, language
-from simtdocs.i18n import _language, _plain_str_error, _strict
+from simtdocs.i18n import Listing, Msg, _, current_language, language
+from simtdocs.i18n import _plain_str_error, _strict
 
 LANGS = ("zh", "en")
 NAMES = {"zh": "Chinese", "en": "English"}
@@ -39,50 +39,7 @@ class AuthoringError(Exception):
     """A display object or glue was used in a way that would put a wrong page on the site."""
 
 
-class T:
-    """A bilingual string.
-
-    ``str(T)`` is the language being rendered (inside a figure's ``draw`` or a
-    ``_repr_markdown_``), English in a plain script. While a block runs on the site,
-    ``str(T)`` outside such a rendering (``print(T(...))``, an f-string) would put
-    one language on both pages, so it is an error there: use ``show(T(...))`` or
-    ``glue``.
-    """
-
-    __slots__ = ("zh", "en")
-
-    def __init__(self, zh: str, en: str):
-        if not isinstance(zh, str) or not isinstance(en, str):
-            raise TypeError(f"T(zh, en) takes two strings, got T({zh!r}, {en!r})")
-        self.zh, self.en = zh, en
-
-    def pick(self, lang: str) -> str:
-        return self.zh if lang == "zh" else self.en
-
-    def __str__(self) -> str:
-        lang = _language.get()
-        if lang is None:
-            if _recorder.get() is not None:
-                raise AuthoringError(
-                    f"{self!r} was turned into text (print, f-string or str()) while the block ran: "
-                    "the same text would appear on the Chinese and the English page. "
-                    "Use show(T(...)) for a line of text, glue(name, T(...)) for the prose, "
-                    "or a Table cell."
-                )
-            lang = "en"
-        return self.pick(lang)
-
-    def __repr__(self) -> str:
-        return f"T({self.zh!r}, {self.en!r})"
-
-    def __eq__(self, other):
-        return isinstance(other, T) and (self.zh, self.en) == (other.zh, other.en)
-
-    def __hash__(self):
-        return hash((self.zh, self.en))
-
-
-TEXT = (Msg, T)  # what reads differently per language
+TEXT = (Msg, Listing)  # what reads differently per language
 
 
 def plain_number(x: float, digits: int = 4) -> str:
@@ -99,7 +56,7 @@ def plain_number(x: float, digits: int = 4) -> str:
 
 
 def text(value: Any, lang: str, fmt: str | None = None) -> str:
-    """Format one value for ``lang``: T picks its language, numbers use ``fmt``.
+    """Format one value for ``lang``: a label (``_()``) is translated, numbers use ``fmt``.
 
     Without ``fmt`` an integer gets thousands separators and a float four
     significant digits (``12345.6`` -> ``12,346``, ``0.0123456`` -> ``0.01235``).
@@ -120,7 +77,7 @@ def text(value: Any, lang: str, fmt: str | None = None) -> str:
 
 @dataclass
 class Table:
-    """A Markdown table; headers and cells may be :class:`T`.
+    """A Markdown table; headers and cells may be labels (``_("…")``), shown per language.
 
     ``fmt`` is one format spec per column (or ``None``), e.g. ``[None, ",", ".1%"]``;
     ``align`` one of ``l``/``r``/``c`` per column, e.g. ``"lrr"``. Every row must
@@ -256,10 +213,8 @@ def figure_markdown(svg: bytes, alt: str, caption: str | None) -> str:
     )
 
 
-def _bilingual(value: Any, what: str):
-    if isinstance(value, Msg):
-        return value
-    if not isinstance(value, T) or not value.zh.strip() or not value.en.strip():
+def _label(value: Any, what: str):
+    if not isinstance(value, Msg):
         raise AuthoringError(f"Figure {what} must be _(\"English text\") (translated by the catalog), got {value!r}")
     return value
 
@@ -269,8 +224,8 @@ class Figure:
     """A matplotlib figure drawn per language.
 
     ``draw`` is a function returning a matplotlib figure; it is called once per
-    language with ``str(T(...))`` following that language, so labels can be
-    written ``ax.set_xlabel(str(T("线程", "thread")))``. A ready figure object
+    language with ``str(_(...))`` following that language, so labels can be
+    written ``ax.set_xlabel(str(_("thread")))``. A ready figure object
     is accepted too (then both languages get the same picture). ``alt`` (what the
     figure shows, for readers who cannot see it) is required in both languages.
     """
@@ -280,9 +235,9 @@ class Figure:
     caption: Any = None
 
     def __post_init__(self):
-        _bilingual(self.alt, "alt text")
+        _label(self.alt, "alt text")
         if self.caption is not None and not isinstance(self.caption, (*TEXT, str)):
-            raise AuthoringError(f"Figure caption must be T(zh, en) or text, got {self.caption!r}")
+            raise AuthoringError(f"Figure caption must be _(\"English text\") or text, got {self.caption!r}")
 
     def svg(self, lang: str) -> bytes:
         """Draw now, in ``lang`` (every call draws: the figure shows the values of this moment)."""
@@ -328,7 +283,7 @@ def render(obj: Any, lang: str) -> str:
             return str(obj._repr_html_())
     raise AuthoringError(
         f"show() cannot put a {type(obj).__name__} on the page (it would print as {object.__repr__(obj)!r}): "
-        "show a Table, Figure, T, str, number, numpy array, or an object with _repr_markdown_/_repr_html_"
+        "show a Table, Figure, label _(...), str, number, numpy array, or an object with _repr_markdown_/_repr_html_"
     )
 
 
@@ -397,7 +352,7 @@ _glued_outside: dict[str, Any] = {}
 
 
 def show(obj: Any) -> None:
-    """Put ``obj`` on the page: a Table, Figure, T, str, number, numpy array, or
+    """Put ``obj`` on the page: a Table, Figure, label ``_(...)``, str, number, numpy array, or
     an object with ``_repr_markdown_``/``_repr_html_``."""
     rec = _recorder.get()
     sink = _display_sink.get()

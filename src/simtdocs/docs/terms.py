@@ -59,10 +59,12 @@ VARIANTS: list[tuple[str, str, str]] = [
 
 def terminology_table():
     """The glossary's table: one row per term, with the forms the pages do not use."""
-    from .display import T, Table
+    from simtdocs.i18n import _
+
+    from .display import Table
 
     rows = [(zh, en, "、".join(zv + ev) or "–") for zh, en, zv, ev in TERMS]
-    return Table(rows, [T("中文", "Chinese"), "English", T("不用的写法", "not used")], align="lll")
+    return Table(rows, [_("Chinese"), "English", _("not used")], align="lll")
 
 
 #: Chinese heading with an English subtitle after " · ".
