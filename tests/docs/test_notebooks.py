@@ -249,23 +249,23 @@ def test_install_page_in_both_languages(site):
 def test_english_figures_draw_without_a_cjk_font(monkeypatch):
     """A fresh hosted notebook has no CJK font: English figures still draw, Chinese ones stop
     with the install hint (they would show empty boxes)."""
-    from simtdocs.docs import _, display
+    from simtdocs.docs import _, figures
 
     def draw():
-        fig, ax = display.figure()
+        fig, ax = figures.figure()
         ax.set_xlabel(str(_("sectors")))
         return fig
 
-    monkeypatch.setattr(display, "CJK_FONTS", ("No Such CJK Font",))
-    monkeypatch.setattr(display, "_configured", None)
+    monkeypatch.setattr(figures, "CJK_FONTS", ("No Such CJK Font",))
+    monkeypatch.setattr(figures, "_configured", None)
     try:
-        fig = display.Figure(draw, alt=_("sectors"))
+        fig = figures.Figure(draw, alt=_("sectors"))
         assert fig.svg("en").startswith(b"<?xml")
         with pytest.raises(RuntimeError, match=r"^No CJK font for Chinese figure labels\. Install one with "
                                                r"`apt-get install fonts-wqy-microhei`"):
             fig.svg("zh")
     finally:
-        display._configured = None  # the next figure configures matplotlib with the real fonts
+        figures._configured = None  # the next figure configures matplotlib with the real fonts
 
 
 def test_rich_output_in_any_jupyter_shell(monkeypatch):
