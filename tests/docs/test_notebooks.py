@@ -6,7 +6,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from simtdocs.docs import notebooks
+from simtdocs.docs import notebook_runner, notebooks
 
 
 def make(tmp_path, *cells):
@@ -25,7 +25,7 @@ def test_outputs_are_recorded_as_a_kernel_records_them(tmp_path):
         "import pathlib\nprint(pathlib.Path.cwd().name)",
     )
     out = tmp_path / "out.ipynb"
-    notebooks.execute(src, out)
+    notebook_runner.execute(src, out)
     cells = nbformat.read(str(out), as_version=4).cells
     assert [o["output_type"] for o in cells[0].outputs] == ["stream"]
     assert cells[0].outputs[0]["text"] == "hello\nagain\n"
@@ -39,7 +39,7 @@ def test_outputs_are_recorded_as_a_kernel_records_them(tmp_path):
 
 def test_a_failing_cell_raises(tmp_path):
     with pytest.raises(ZeroDivisionError):
-        notebooks.execute(make(tmp_path, "x = 1", "1 / 0"), tmp_path / "out.ipynb")
+        notebook_runner.execute(make(tmp_path, "x = 1", "1 / 0"), tmp_path / "out.ipynb")
 
 
 # -- one notebook per language ----------------------------------------------------------
@@ -103,9 +103,9 @@ def test_the_setup_cell_installs_only_when_simtdocs_is_missing():
     assert cell.endswith('set_language("zh")  # 表格、图和标签用中文；英文用 "en"')
     assert '%pip install -q "simtdocs[figures]"' in notebooks.setup_cell("en", None)  # the package index
     # IPython turns the magic into a call; the site build never makes it (simtdocs is importable).
-    assert notebooks.python_source(cell).split("\n")[4] == (
+    assert notebook_runner.python_source(cell).split("\n")[4] == (
         "    get_ipython().run_line_magic('pip', 'install -q \"simtdocs[figures] @ git+https://github.com/o/r\"')")
-    assert notebooks.python_source("x = 1  # 100% plain") == "x = 1  # 100% plain"
+    assert notebook_runner.python_source("x = 1  # 100% plain") == "x = 1  # 100% plain"
 
 
 @pytest.mark.parametrize(("lang", "header"), [("zh", "| 计数器 | 键 | 值 |"), ("en", "| Counter | Key | Value |")])
@@ -113,7 +113,7 @@ def test_the_executed_notebook_shows_its_language(tmp_path, lang, header):
     """The build runs the notebook as a kernel would, setup cell included (its pip branch
     would fail here: get_ipython is not defined), and leaves the process in English."""
     src = notebooks.write_notebook(SCRIPT, tmp_path / lang / "nb.ipynb", "test", lang, "https://github.com/o/r")
-    notebooks.execute(src, tmp_path / "out.ipynb")
+    notebook_runner.execute(src, tmp_path / "out.ipynb")
     cells = [c for c in nbformat.read(str(tmp_path / "out.ipynb"), as_version=4).cells if c.cell_type == "code"]
     shown = [o["data"]["text/markdown"] for c in cells for o in c.outputs if o["output_type"] == "display_data"]
     assert [s.split("\n")[0] for s in shown] == [header]

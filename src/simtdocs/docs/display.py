@@ -30,7 +30,7 @@ from .text import TEXT, AuthoringError, Table, plain_number, text  # noqa: F401
 LANGS = ("zh", "en")
 NAMES = {"zh": "Chinese", "en": "English"}
 _recorder: contextvars.ContextVar["Recorder | None"] = contextvars.ContextVar("simtdocs_recorder", default=None)
-# Where show() sends objects when the site executes a companion notebook (notebooks.execute).
+# Where show() sends objects when the site executes a companion notebook (notebook_runner.execute).
 _display_sink: contextvars.ContextVar[Callable[[Any], None] | None] = contextvars.ContextVar(
     "simtdocs_display_sink", default=None)
 

@@ -26,7 +26,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-from . import build, notebooks
+from . import build, notebook_runner, notebooks
 from .snippets import repo_root
 
 # (package folder under node_modules, file, where the site serves it). Formulas are typeset
@@ -68,10 +68,10 @@ def on_config(config, **kwargs):
         made = notebooks.generate(root / CACHE, site.env, scripts, repo_url=config.get("repo_url"),
                                   langs=_languages(config))
         paths = [root / CACHE / lang / m for lang in _languages(config) for m in made]
-        extra = notebooks.prewarm_tasks(dict(jupyter.config), paths)
+        extra = notebook_runner.prewarm_tasks(dict(jupyter.config), paths)
         # As mkdocs-jupyter names them (its cache_dir as configured, relative or not).
         cached = [Path(jupyter.config["cache_dir"]) / p.name
-                  for p in notebooks.cache_paths(dict(jupyter.config), paths).values()]
+                  for p in notebook_runner.cache_paths(dict(jupyter.config), paths).values()]
     try:
         site.prepare(pages, prune=True, extra=extra)
     except build.BlockError as exc:
