@@ -31,6 +31,13 @@ def _combine(op: str, old, value, compare):
     raise ValueError(f"unknown atomic operation {op!r}")
 
 
+def count(c, lanes, distinct: int) -> None:
+    """The counters of one atomic instruction: one per issuing warp, and a conflict for
+    every active lane beyond the first on an element (``distinct`` elements per warp, summed)."""
+    c.atomics += lanes.rows
+    c.atomic_conflicts += lanes.count - distinct
+
+
 def apply(mem: np.ndarray, keys: np.ndarray, values: np.ndarray, op: str, compare=None) -> np.ndarray:
     """Apply ``op`` for every lane in order; return the old value each lane saw.
 

@@ -118,9 +118,8 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
         b, t = (int(x[0]) for x in np.nonzero(misaligned))
         where = f"access at byte {int(address[b, t])} of the allocation (not a multiple of {lane_bytes})"
         raise diagnostics.misaligned(lane_bytes, where, site, lanes.geo.thread(t), lanes.block_of(b))
-    c.sectors += distinct_per_warp(one.geo.rows(address // SECTOR_BYTES), one.row_mask) * (blk.nblocks if same else 1)
-    c.requests += blk._issue(c, lanes)
-    c.requested_bytes += lanes.count * lane_bytes
+    _count(blk, c, lanes, lane_bytes,
+           distinct_per_warp(one.geo.rows(address // SECTOR_BYTES), one.row_mask) * (blk.nblocks if same else 1))
     run = lanes if bad is None else lanes.without(bad)  # memcheck off: those lanes move nothing
     mem = array.reshape(-1)
     extra = (width,) if width > 1 else ()
@@ -140,9 +139,7 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
         else:
             mem[cols[run.mask].reshape(-1)] = values[run.mask].reshape(-1)
         return None
-    c.atomics += lanes.rows
-    c.atomic_conflicts += lanes.count - distinct_per_warp(one.geo.rows(flat_one), one.row_mask) * (
-        blk.nblocks if same else 1)
+    atomics.count(c, lanes, distinct_per_warp(one.geo.rows(flat_one), one.row_mask) * (blk.nblocks if same else 1))
     cmp = None
     if op == "cas":
         cmp = per_thread(np.asarray(compare, dtype=mem.dtype), blk.nblocks, blk.nthreads, site, "compare")
@@ -156,6 +153,14 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
     b, t = run.threads
     out[b, t] = atomics.apply(mem, flat[b, t], values[b, t], op, None if cmp is None else cmp[b, t])
     return out
+
+
+def _count(blk, c, lanes, lane_bytes: int, sectors: int) -> None:
+    """The counters of one global load, store or atomic: its warp instructions and requests,
+    the sectors it touches (worked out by the caller's path) and the bytes asked for."""
+    c.sectors += sectors
+    c.requests += blk._issue(c, lanes)
+    c.requested_bytes += lanes.count * lane_bytes
 
 
 def _shifted_copies(flat: np.ndarray, base: int, itemsize: int) -> bool:
@@ -226,9 +231,7 @@ def _contiguous(blk, site, c, lanes, kind, array, start, step, width, value, bas
             return NotImplemented  # out of bounds: the general path reports it
     itemsize = array.dtype.itemsize
     lane_bytes = itemsize * width
-    c.sectors += _contiguous_sectors(blk, lanes, base + start * itemsize, step * itemsize, lane_bytes)
-    c.requests += blk._issue(c, lanes)
-    c.requested_bytes += lanes.count * lane_bytes
+    _count(blk, c, lanes, lane_bytes, _contiguous_sectors(blk, lanes, base + start * itemsize, step * itemsize, lane_bytes))
     shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())
     # Lanes past either end are inactive (checked above): move only the lanes inside.
     if step > 0:

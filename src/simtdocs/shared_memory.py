@@ -186,8 +186,7 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
         cmp = per_thread(np.asarray(compare, dtype=arr.dtype), B, blk.nthreads, site, "compare")[b, t]
     old = atomics.apply(data, key, values[b, t], op, cmp)
     arr.written[key] = True
-    c.atomics += lanes.rows
-    c.atomic_conflicts += lanes.count - distinct_per_warp(lanes.geo.rows(flat), lanes.row_mask)
+    atomics.count(c, lanes, distinct_per_warp(lanes.geo.rows(flat), lanes.row_mask))
     out = np.zeros((B, blk.nthreads), arr.dtype)
     out[b, t] = old
     return out
