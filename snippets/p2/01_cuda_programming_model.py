@@ -13,75 +13,43 @@ import numpy as np
 
 from simtdocs import MemcheckError, cdiv, launch
 from simtdocs.docs import show
+from simtdocs.lectures.p2 import programming_model as lecture  # the tables of this script
 # --8<-- [end:setup]
 
 
 # %% [markdown]
 # ## 模拟器里的 GPU · The GPU inside the simulator
 #
-# The sections ending in `_table` (and `_numbers`) are presentation: they turn results into a
-# table and glue the numbers the prose quotes. The lecture page folds them under
-# "How this table is made"; the experiment itself is the section after each of them.
-
-# %%
-# --8<-- [start:device_table]
-from simtdocs import counters
-from simtdocs.analytic.latency import MEMORY_LATENCY_S
-from simtdocs.docs import Table, _, glue
-from simtdocs.i18n import _n
-
-
-def device_table(d):
-    """A device preset as a table: its specifications and the simulator's assumptions.
-    Also glues the numbers §4 quotes."""
-    spec, assumed = _("specification"), _("assumption")
-    major, minor = d.compute_capability
-    rows = [
-        (_("GPU (compute capability)"), f"{d.name} ({major}.{minor})", spec),
-        (_("SMs"), d.sm_count, spec),
-        (_("FP32 lanes per SM"), d.fp32_lanes_per_sm, spec),
-        (_("warp schedulers per SM"), d.schedulers_per_sm, spec),
-        (_("resident per SM, at most"),
-         _("{warps} warps, {threads:,} threads, {blocks} blocks",
-           warps=d.max_warps_per_sm, threads=d.max_threads_per_sm, blocks=d.max_blocks_per_sm), spec),
-        (_("registers per SM"), f"{d.registers_per_sm:,} × 32 bit", spec),
-        (_("shared memory per SM (max)"), f"{d.shared_per_sm // 1024} KB", spec),
-        (_("clock"), f"{d.clock_hz / 1e9:.2f} GHz", spec),
-        (_("HBM bandwidth"), f"{d.memory_bandwidth / 1e12:.2f} TB/s", spec),
-        ("L2 cache", f"{d.l2_bytes // 2**20} MB", spec),
-        (_("issued per scheduler per cycle"),
-         _n("{n} warp instruction", "{n} warp instructions", n=counters.WARP_INSTRUCTIONS_PER_SCHEDULER_PER_CYCLE),
-         assumed),
-        (_("per extra bank-conflict wavefront"),
-         _n("+{n} issue cycle", "+{n} issue cycles", n=counters.EXTRA_ISSUE_CYCLES_PER_EXTRA_WAVEFRONT), assumed),
-        (_("HBM load latency under load (used in §7)"),
-         _("{ns:.0f} ns ≈ {cycles:,.0f} cycles", ns=MEMORY_LATENCY_S * 1e9, cycles=MEMORY_LATENCY_S * d.clock_hz),
-         assumed),
-    ]
-    glue("p2_sms", d.sm_count)
-    glue("p2_lanes_per_sm", d.fp32_lanes_per_sm)
-    glue("p2_schedulers", d.schedulers_per_sm)
-    glue("p2_clock_ghz", d.clock_hz / 1e9, ".2f")
-    glue("p2_max_warps", d.max_warps_per_sm)
-    glue("p2_max_threads", d.max_threads_per_sm)
-    glue("p2_max_blocks", d.max_blocks_per_sm)
-    glue("p2_registers", d.registers_per_sm)
-    glue("p2_register_kb", d.registers_per_sm * 4 // 1024)
-    glue("p2_shared_kb", d.shared_per_sm // 1024)
-    glue("p2_latency_ns", MEMORY_LATENCY_S * 1e9, ".0f")
-    glue("p2_latency_cycles", MEMORY_LATENCY_S * d.clock_hz, ",.0f")  # the same latency in cycles of this clock
-    glue("p2_inflight_mb", d.memory_bandwidth * MEMORY_LATENCY_S / 1e6, ".1f")
-    return Table(rows, [_("parameter"), _("value"), _("kind")], align="lll")
-# --8<-- [end:device_table]
-
+# The tables are made by simtdocs.lectures.p2.programming_model; the sections ending in `_glue`
+# (and `_numbers`) hand the numbers the prose quotes to the page. The lecture page folds both
+# under "How this table is made"; the experiment itself is the section before them.
 
 # %%
 # --8<-- [start:device]
 from simtdocs import H100
-from simtdocs.docs import show
 
-show(device_table(H100))
+show(lecture.device_table(H100))
 # --8<-- [end:device]
+
+# %%
+# --8<-- [start:device_glue]
+from simtdocs.analytic.latency import MEMORY_LATENCY_S
+from simtdocs.docs import glue
+
+glue("p2_sms", H100.sm_count)
+glue("p2_lanes_per_sm", H100.fp32_lanes_per_sm)
+glue("p2_schedulers", H100.schedulers_per_sm)
+glue("p2_clock_ghz", H100.clock_hz / 1e9, ".2f")
+glue("p2_max_warps", H100.max_warps_per_sm)
+glue("p2_max_threads", H100.max_threads_per_sm)
+glue("p2_max_blocks", H100.max_blocks_per_sm)
+glue("p2_registers", H100.registers_per_sm)
+glue("p2_register_kb", H100.registers_per_sm * 4 // 1024)
+glue("p2_shared_kb", H100.shared_per_sm // 1024)
+glue("p2_latency_ns", MEMORY_LATENCY_S * 1e9, ".0f")
+glue("p2_latency_cycles", MEMORY_LATENCY_S * H100.clock_hz, ",.0f")  # the same latency in cycles of this clock
+glue("p2_inflight_mb", H100.memory_bandwidth * MEMORY_LATENCY_S / 1e6, ".1f")
+# --8<-- [end:device_glue]
 
 
 # %% [markdown]
@@ -98,35 +66,6 @@ def vector_add(blk, a, b, c, n):
 
 
 # %%
-# --8<-- [start:block_sizes_table]
-from simtdocs import cdiv
-from simtdocs.docs import Table, _, glue
-
-
-def block_size_table(a, runs):
-    """The table of §3.2 from {threads per block: stats} of vector_add over the array a;
-    also glues the numbers the prose quotes (the first size is the one that is not a multiple of 32)."""
-    sizes = list(runs)
-    rows = [(t, st.blocks, st.warps, st.simt_efficiency, st.sectors, st.coalescing_efficiency)
-            for t, st in runs.items()]
-    odd, st = sizes[0], runs[sizes[0]]
-    glue("p2_bs100_simt", st.simt_efficiency, ".0%")
-    glue("p2_bs100_coalescing", st.coalescing_efficiency, ".0%")
-    glue("p2_bs100_last_warp", odd % 32)
-    glue("p2_bs100_warps", cdiv(odd, 32))
-    glue("p2_bs100_bytes", odd * a.itemsize)  # block k starts at this many bytes times k
-    glue("p2_bs100_offset", odd * a.itemsize % 32)  # how far an odd block's start is off a sector
-    glue("p2_bs_min_simt", min(runs[t].simt_efficiency for t in sizes[1:]), ".1%")
-    glue("p2_bs_n", a.size)
-    glue("p2_bs_odd", odd)
-    glue("p2_bs_lo", sizes[1])
-    glue("p2_bs_hi", sizes[-1])
-    return Table(rows, [_("block size"), _("blocks"), _("warps"), _("SIMT efficiency"), _("sectors"),
-                        _("coalescing")], fmt=[None, ",", ",", ".1%", ",", ".1%"])
-# --8<-- [end:block_sizes_table]
-
-
-# %%
 # --8<-- [start:block_sizes]
 n = 10_000
 a = np.random.default_rng(0).random(n, dtype=np.float32)
@@ -136,8 +75,27 @@ for threads in (100, 128, 256, 512, 1024):  # the first is not a multiple of 32;
     c = np.zeros(n, np.float32)
     runs[threads] = launch(vector_add, grid=cdiv(n, threads), block=threads, args=(a, b, c, n))
     assert np.array_equal(c, a + b)
-show(block_size_table(a, runs))
+show(lecture.block_size_table(runs))
 # --8<-- [end:block_sizes]
+
+# %%
+# --8<-- [start:block_sizes_glue]
+from simtdocs.docs import glue
+
+sizes = list(runs)
+odd, st = sizes[0], runs[sizes[0]]  # the first size is the one that is not a multiple of 32
+glue("p2_bs100_simt", st.simt_efficiency, ".0%")
+glue("p2_bs100_coalescing", st.coalescing_efficiency, ".0%")
+glue("p2_bs100_last_warp", odd % 32)
+glue("p2_bs100_warps", cdiv(odd, 32))
+glue("p2_bs100_bytes", odd * a.itemsize)  # block k starts at this many bytes times k
+glue("p2_bs100_offset", odd * a.itemsize % 32)  # how far an odd block's start is off a sector
+glue("p2_bs_min_simt", min(runs[t].simt_efficiency for t in sizes[1:]), ".1%")
+glue("p2_bs_n", a.size)
+glue("p2_bs_odd", odd)
+glue("p2_bs_lo", sizes[1])
+glue("p2_bs_hi", sizes[-1])
+# --8<-- [end:block_sizes_glue]
 
 
 # %% [markdown]
@@ -198,30 +156,6 @@ def bias_add_swapped(blk, X, bias, M, N):
 
 
 # %%
-# --8<-- [start:bias_table]
-from simtdocs.docs import Table, _, glue
-
-MAPPING = {"bias_add": _("x → columns (correct)"), "bias_add_swapped": _("x → rows (swapped)")}
-
-
-def bias_table(M, N, block, runs):
-    """The table of §3.4 from {kernel name: (grid, stats, result correct)}; glues its inputs and results."""
-    glue("p2_bias_M", M)
-    glue("p2_bias_N", N)
-    glue("p2_bias_block", f"{block[0]}×{block[1]}")
-    rows = []
-    for name, (grid, st, ok) in runs.items():
-        rows.append((MAPPING[name], f"{grid[0]}×{grid[1]}", st.sectors, st.coalescing_efficiency,
-                     _("yes") if ok else _("no")))
-        tag = "right" if name == "bias_add" else "swapped"
-        glue(f"p2_bias_sectors_{tag}", st.sectors)
-        glue(f"p2_bias_coalescing_{tag}", st.coalescing_efficiency, ".0%")
-    return Table(rows, [_("mapping"), _("grid"), _("sectors"), _("coalescing"), _("correct")],
-                 fmt=[None, None, ",", ".1%", None])
-# --8<-- [end:bias_table]
-
-
-# %%
 # --8<-- [start:bias_launch]
 M, N = 100, 70
 bx, by = 16, 16  # block shape
@@ -233,8 +167,21 @@ for kernel, grid in ((bias_add, (cdiv(N, bx), cdiv(M, by))),
     X = X0.copy()
     st = launch(kernel, grid=grid, block=(bx, by), args=(X.reshape(-1), bias, M, N))
     runs[kernel.__name__] = (grid, st, np.array_equal(X, X0 + bias[:, None]))
-show(bias_table(M, N, (bx, by), runs))
+show(lecture.bias_table(runs))
 # --8<-- [end:bias_launch]
+
+# %%
+# --8<-- [start:bias_glue]
+from simtdocs.docs import glue
+
+glue("p2_bias_M", M)
+glue("p2_bias_N", N)
+glue("p2_bias_block", f"{bx}×{by}")
+for name, tag in (("bias_add", "right"), ("bias_add_swapped", "swapped")):
+    grid, st, ok = runs[name]
+    glue(f"p2_bias_sectors_{tag}", st.sectors)
+    glue(f"p2_bias_coalescing_{tag}", st.coalescing_efficiency, ".0%")
+# --8<-- [end:bias_glue]
 
 
 # %% [markdown]
@@ -254,30 +201,6 @@ def scale(blk, x, y, alpha, n):
 
 
 # %%
-# --8<-- [start:grid_stride_table]
-from simtdocs import cdiv
-from simtdocs.docs import Table, _, glue
-
-
-def load_requests(stats):
-    """Warp-level loads: the requests of the kernel's first memory line (v = blk.load(x, ...))."""
-    return [line.counters.requests for line in stats.lines if line.counters.requests][0]
-
-
-def grid_stride_table(n, runs):
-    """The table of §3.5 from {(blocks, threads): (stats, result correct)}; glues what the prose quotes."""
-    rows = [(f"{blocks} × {threads}", blocks * threads, cdiv(n, blocks * threads),
-             _("yes") if ok else _("no"), load_requests(st)) for (blocks, threads), (st, ok) in runs.items()]
-    assert len({r[-1] for r in rows}) == 1  # the same loads on every grid
-    glue("p2_gs_loads", rows[0][-1])
-    glue("p2_gs_n", n)
-    glue("p2_gs_last_grid", list(runs)[-1][0])
-    return Table(rows, [_("blocks × threads"), _("threads"), _("strides per thread"), _("correct"),
-                        _("warp-level loads")])
-# --8<-- [end:grid_stride_table]
-
-
-# %%
 # --8<-- [start:grid_stride_launch]
 n = 100_000
 x = np.random.default_rng(4).random(n, dtype=np.float32)
@@ -286,32 +209,23 @@ for blocks, threads in ((4, 128), (16, 256), (cdiv(n, 256), 256)):
     y = np.zeros(n, np.float32)
     st = launch(scale, grid=blocks, block=threads, args=(x, y, np.float32(2), n))
     runs[blocks, threads] = (st, np.array_equal(y, np.float32(2) * x))
-show(grid_stride_table(n, runs))
+show(lecture.grid_stride_table(n, runs))
 # --8<-- [end:grid_stride_launch]
+
+# %%
+# --8<-- [start:grid_stride_glue]
+from simtdocs.docs import glue
+
+loads = {lecture.load_requests(st) for st, ok in runs.values()}
+assert len(loads) == 1  # the same loads on every grid
+glue("p2_gs_loads", loads.pop())
+glue("p2_gs_n", n)
+glue("p2_gs_last_grid", list(runs)[-1][0])
+# --8<-- [end:grid_stride_glue]
 
 
 # %% [markdown]
 # ## 演示 5：分支发散 · Demo 5: branch divergence
-
-# %%
-# --8<-- [start:divergence_table]
-from simtdocs.docs import Table, _, glue
-
-CONDITION = {"odd/even": "`threadIdx.x % 2 == 0`", "warp": "`(threadIdx.x / 32) % 2 == 0`"}
-
-
-def divergence_table(runs):
-    """The table of §4.3 from {pick: stats}; glues the instructions and SIMT efficiency of both."""
-    rows = []
-    for pick, st in runs.items():
-        rows.append((CONDITION[pick], st.divergent_branches, st.warp_instructions, st.simt_efficiency))
-        tag = "split" if pick == "odd/even" else "uniform"
-        glue(f"p2_div_instr_{tag}", st.warp_instructions)
-        glue(f"p2_div_simt_{tag}", st.simt_efficiency, ".0%")
-    return Table(rows, [_("condition"), _("divergent branches"), _("warp instructions"), _("SIMT efficiency")],
-                 fmt=[None, ",", ",", ".1%"])
-# --8<-- [end:divergence_table]
-
 
 # %%
 # --8<-- [start:divergence]
@@ -331,5 +245,14 @@ runs = {}
 for pick in ("odd/even", "warp"):
     out = np.zeros(256 * 64, np.float32)
     runs[pick] = launch(two_paths, grid=64, block=256, args=(out, pick))
-show(divergence_table(runs))
+show(lecture.divergence_table(runs))
 # --8<-- [end:divergence]
+
+# %%
+# --8<-- [start:divergence_glue]
+from simtdocs.docs import glue
+
+for pick, tag in (("odd/even", "split"), ("warp", "uniform")):
+    glue(f"p2_div_instr_{tag}", runs[pick].warp_instructions)
+    glue(f"p2_div_simt_{tag}", runs[pick].simt_efficiency, ".0%")
+# --8<-- [end:divergence_glue]

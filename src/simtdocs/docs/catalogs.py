@@ -26,7 +26,8 @@ SOURCES = {
     "exec_model": "snippets/exec_model",
 }
 assert tuple(SOURCES) == DOMAINS
-# A lecture's presentation helpers, src/simtdocs/lectures/<domain>.py, belong to its catalog, not simtdocs'.
+# A lecture's presentation helpers, src/simtdocs/lectures/<domain>.py or the modules of the package
+# src/simtdocs/lectures/<domain>/, belong to its catalog, not simtdocs'.
 LECTURES = "src/simtdocs/lectures"
 HEADER = ("# {lang} translations of the {domain} labels, kept by `make translations`\n"
           "# (python -m simtdocs.docs.catalogs). Fill msgstr; do not edit the msgid lines.")
@@ -45,15 +46,22 @@ def extract(domain: str):
     skip = [("lectures/**", "ignore")] if domain == "simtdocs" else []
     found = [((Path(SOURCES[domain]) / f).as_posix(), n, m, c, ctx) for f, n, m, c, ctx in extract_from_dir(
         folder, method_map=[*skip, ("**.py", "python")], **options)]
-    helpers = root / LECTURES / f"{domain}.py"
-    if helpers.exists():
+    for helpers in lecture_modules(domain):
         with helpers.open("rb") as f:
-            found += [(f"{LECTURES}/{domain}.py", n, m, c, ctx) for n, m, c, ctx in extract_file("python", f, **options)]
+            where = helpers.relative_to(root).as_posix()
+            found += [(where, n, m, c, ctx) for n, m, c, ctx in extract_file("python", f, **options)]
     for where, lineno, message, comments, context in found:
         if isinstance(message, tuple):  # _("text", name=...) gives (text, None, ...); _n gives (one, many)
             message = message[:2] if isinstance(message[1], str) else message[0]
         template.add(message, None, [(where, lineno)], auto_comments=comments, context=context)
     return template
+
+
+def lecture_modules(domain: str) -> list[Path]:
+    """The helper modules of a lecture: ``lectures/<domain>.py``, or every module of ``lectures/<domain>/``."""
+    base = repo_root() / LECTURES
+    module, package = base / f"{domain}.py", base / domain
+    return ([module] if module.is_file() else []) + (sorted(package.rglob("*.py")) if package.is_dir() else [])
 
 
 def po_path(domain: str, lang: str) -> Path:
