@@ -28,12 +28,9 @@ DOCS = ROOT / "docs"
 # Issue 16 is being done for the P2 lecture in parallel. Pages still failing when this test was
 # written are expected to fail; delete an entry when its page passes (the xfail is strict, so a
 # page that passes while still listed fails the test).
-P2_CODE_NOT_YET_CONVERTED = {  # T(…) pairs in visible code, or Chinese in English code
-    "p2/memory.en.md", "notebooks/p2/02_memory_coalescing.en",
-}
 P2_VISIBLE_CODE_NOT_YET_RUNNABLE = {  # a visible block calls a helper defined in a folded one
     "p2/index.md", "p2/index.en.md",
-    "p2/memory.md", "p2/memory.en.md", "p2/occupancy.md", "p2/occupancy.en.md",
+    "p2/occupancy.md", "p2/occupancy.en.md",
     "p2/shared-memory.md", "p2/shared-memory.en.md",
 }
 
@@ -135,7 +132,7 @@ def test_the_parser_tells_folded_from_visible_code():
     assert parser.inline == ["中文"]
 
 
-@pytest.mark.parametrize("page", [_not_yet(p, P2_CODE_NOT_YET_CONVERTED) for p, _ in BUILT_PAGES])
+@pytest.mark.parametrize("page", [p for p, _ in BUILT_PAGES])
 def test_visible_code_has_no_bilingual_pairs_and_english_code_no_chinese(page, site):
     html_file = site / dict(BUILT_PAGES)[page]
     if not html_file.is_file():
