@@ -31,7 +31,6 @@ DOCS = ROOT / "docs"
 P2_VISIBLE_CODE_NOT_YET_RUNNABLE = {  # a visible block calls a helper defined in a folded one
     "p2/index.md", "p2/index.en.md",
     "p2/occupancy.md", "p2/occupancy.en.md",
-    "p2/shared-memory.md", "p2/shared-memory.en.md",
 }
 
 T_PAIR = re.compile(r"(?<![\w.])T\(")  # a call of the old bilingual pair T("中文", "English")
