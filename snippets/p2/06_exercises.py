@@ -28,8 +28,7 @@ for part in ("01_cuda_programming_model.py:kernel",         # vector_add (exerci
              "03_shared_memory_sync_reduction.py:bank_kernel",  # column read of a shared tile (4)
              "03_shared_memory_sync_reduction.py:reduce_v2",    # reduction versions 2 and 3 (6)
              "03_shared_memory_sync_reduction.py:reduce_v3",
-             "04_occupancy_latency_waves.py:setup",         # KB (7)
-             "04_occupancy_latency_waves.py:limiter"):      # limiter_text (7)
+             "04_occupancy_latency_waves.py:setup"):        # KB, lecture.limiter_text (7)
     exec(expand_snippets(f'--8<-- "snippets/p2/{part}"'))
 
 
@@ -240,13 +239,13 @@ glue("p2b_e6_issue_v3", runs["v3"].estimate_time().issue_s * 1e9, ".0f")
 # %%
 # --8<-- [start:ex7]
 THREADS, REGS, SMEM, SMEM_CUT = 128, 96, 32 * KB, 16 * KB  # the kernel of the question
-rows = []  # KB and limiter_text come from the setup of code 04
+rows = []  # KB and lecture (simtdocs.lectures.p2.occupancy) come from the setup of code 04
 for smem in (SMEM, SMEM_CUT):
     occ = occupancy(THREADS, REGS, smem, device=H100)
     lim = occ.limits
     caps = f'{lim["warps"]} / {lim["registers"]} / {lim["shared memory"]}'
     rows.append((smem // KB, occ.registers_per_warp, occ.shared_per_block_allocated, caps,
-                 occ.blocks_per_sm, occ.occupancy, limiter_text(occ)))
+                 occ.blocks_per_sm, occ.occupancy, lecture.limiter_text(occ)))
 show(Table(rows, columns=[
     _("shared/block (KB)"), _("registers/warp (rounded)"),
     _("shared/block (bytes, with reserve)"),

@@ -25,14 +25,6 @@ from simtdocs.docs.snippets import expand_snippets
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 
-# Issue 16 is being done for the P2 lecture in parallel. Pages still failing when this test was
-# written are expected to fail; delete an entry when its page passes (the xfail is strict, so a
-# page that passes while still listed fails the test).
-P2_VISIBLE_CODE_NOT_YET_RUNNABLE = {  # a visible block calls a helper defined in a folded one
-    "p2/index.md", "p2/index.en.md",
-    "p2/occupancy.md", "p2/occupancy.en.md",
-}
-
 T_PAIR = re.compile(r"(?<![\w.])T\(")  # a call of the old bilingual pair T("中文", "English")
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 
@@ -65,12 +57,6 @@ def _notebook_html(page: str) -> Path:
 
 SOURCE_PAGES = sorted(_page_id(p) for p in DOCS.rglob("*.md"))
 BUILT_PAGES = [(p, _html_of(p)) for p in SOURCE_PAGES] + [(p, _notebook_html(p)) for p in _notebook_pages()]
-
-
-def _not_yet(page: str, pending: set[str]):
-    if page not in pending:
-        return page
-    return pytest.param(page, marks=pytest.mark.xfail(reason="P2 not yet converted (issue 16)", strict=True))
 
 
 class CodeBlocks(HTMLParser):
@@ -131,7 +117,7 @@ def test_the_parser_tells_folded_from_visible_code():
     assert parser.inline == ["中文"]
 
 
-@pytest.mark.parametrize("page", [p for p, _ in BUILT_PAGES])
+@pytest.mark.parametrize("page", [p for p, _html in BUILT_PAGES])
 def test_visible_code_has_no_bilingual_pairs_and_english_code_no_chinese(page, site):
     html_file = site / dict(BUILT_PAGES)[page]
     if not html_file.is_file():
@@ -208,7 +194,7 @@ def _run(code: str) -> subprocess.CompletedProcess:
 CODE_PAGES = [p for p in SOURCE_PAGES if "```python" in (DOCS / p).read_text(encoding="utf-8")]
 
 
-@pytest.mark.parametrize("page", [_not_yet(p, P2_VISIBLE_CODE_NOT_YET_RUNNABLE) for p in CODE_PAGES])
+@pytest.mark.parametrize("page", CODE_PAGES)
 def test_visible_blocks_alone_run_in_a_fresh_python(page):
     failed = []
     for line, code in visible_chains(page):
