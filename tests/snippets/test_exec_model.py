@@ -66,11 +66,11 @@ def bodies_by_hand(take_if) -> int:
 
 def test_warp_divergence_numbers_of_the_lecture():
     ns = run("warp_divergence.py")
-    rows = {r[0]: r for r in ns["rows"]}
+    # layout -> (divergent branches, branch bodies, divergence tax = bodies per warp)
+    got = {name: (stats.divergent_branches, bodies, bodies / stats.warps)
+           for name, (stats, bodies) in ns["results"].items()}
     assert ns["stats"].warps == 8
-    # (layout, % taking the if, divergent branches, branch bodies, divergence tax)
-    assert rows["interleaved"][2:] == (8, 16, 2.0)
-    assert rows["warp_aligned"][2:] == (0, 8, 1.0)
+    assert got == {"interleaved": (8, 16, 2.0), "warp_aligned": (0, 8, 1.0)}
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -103,9 +103,7 @@ def test_bandwidth_model_rises_to_the_peak():
 
 def test_divergence_follows_the_data():
     ns = run("03_divergence_experiment.py")
-    by = {str(r[0]): r for r in ns["rows"]}
-    random, ordered, aligned = by["random"], by["sorted"], by["warp-aligned"]
-    # (data, positive share, divergent branches, branch efficiency, warp instructions, SIMT efficiency)
-    assert random[2] == ns["stats"].warps  # every warp of random data splits
-    assert ordered[2] <= 1  # only the warp at the sign change can split
-    assert aligned[2] == 0 and aligned[5] == 1.0
+    random, ordered, aligned = (ns["results"][k] for k in ("random", "sorted", "aligned"))
+    assert random.divergent_branches == random.warps  # every warp of random data splits
+    assert ordered.divergent_branches <= 1  # only the warp at the sign change can split
+    assert aligned.divergent_branches == 0 and aligned.simt_efficiency == 1.0
