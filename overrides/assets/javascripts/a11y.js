@@ -107,10 +107,15 @@
   function start() {
     glossaryTerms();
     scan();
-    // Material wraps tables and mounts code blocks on its own schedule: look again.
+    // Material wraps tables and mounts code blocks on its own schedule (later still on a
+    // busy machine): look again whenever the article's content changes.
     setTimeout(scan, 0);
     window.addEventListener("load", scan);
     window.addEventListener("resize", later);
+    var article = document.querySelector(".md-content article");
+    if (article && window.MutationObserver) {
+      new MutationObserver(later).observe(article, { childList: true, subtree: true });
+    }
   }
 
   if (window.document$ && typeof window.document$.subscribe === "function") {
