@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 EDITED = "snippets/p2/02_memory_coalescing.py"
-SECTION = "transpose_table"
+SECTION = "transpose_glue"  # a section the memory page includes
 
 
 def snapshot(dest: Path, head: bool) -> None:

@@ -9,8 +9,6 @@
 
 # %%
 # --8<-- [start:setup]
-import numpy as np
-
 from simtdocs import H100, cdiv, latency_hiding, occupancy, waves
 from simtdocs.docs import show
 from simtdocs.lectures.p2 import occupancy as lecture  # the tables and figures of this script

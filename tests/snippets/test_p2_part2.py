@@ -38,9 +38,9 @@ def run(script: str, *sections: str, uses: tuple[tuple[str, str], ...] = ()) -> 
 
 
 def test_occupancy_of_the_96_register_kernel():
-    ns = run(OCC, "occupancy_table")
+    ns = run(OCC, "occupancy")
     ex = ns["occupancy"](128, 96, 32 * 1024)
-    assert [r[5] for r in ns["rows"]] == [8, 32, 5, 5, 1, 2]  # blocks per SM of the six kernels
+    assert [r.blocks_per_sm for r in ns["results"].values()] == [8, 32, 5, 5, 1, 2]  # of the six kernels
     # 96 × 32 = 3072 registers per warp; a quarter of 65,536 holds 5 such warps: 20 warps, 5 blocks.
     assert ex.registers_per_warp == 3072
     assert (ex.blocks_per_sm, ex.warps_per_sm) == (5, 20)
@@ -50,7 +50,7 @@ def test_occupancy_of_the_96_register_kernel():
 
 
 def test_littles_law():
-    ns = run(OCC, "latency_table")
+    ns = run(OCC, "latency", "latency_glue")
     need = 3.35e12 / 132 * 500e-9
     assert ns["need"].needed_bytes == pytest.approx(need)
     assert round(need / 1e3, 1) == 12.7
@@ -62,33 +62,34 @@ def test_littles_law():
 
 
 def test_waves_and_tiles():
-    ns = run(OCC, "waves_table", "tiles_table")
+    ns = run(OCC, "waves", "tiles")
     assert ns["waves"](133, 1).waves == 2
-    rows = {(r[0], r[1]): r for r in ns["rows"]}
-    # (C, tile) -> (..., blocks/SM, blocks, capacity, waves, utilisation)
-    r128 = rows[("1024×1024", "128×128")]
-    assert r128[3:8] == (2, 64, 264, 1, pytest.approx(64 / 264))
-    r64 = rows[("1024×1024", "64×64")]
-    assert r64[3:8] == (4, 256, 528, 1, pytest.approx(256 / 528))
-    assert r128[2] == 128 * 128 / 256  # t_m t_n / (t_m + t_n)
+
+    def tile(size, t):  # (blocks/SM, blocks, capacity, waves, utilisation) of C = size × size in t × t tiles
+        occ, wv = ns["results"][size, t]
+        return occ.blocks_per_sm, wv.blocks, wv.capacity, wv.waves, wv.utilisation
+
+    assert tile(1024, 128) == (2, 64, 264, 1, pytest.approx(64 / 264))
+    assert tile(1024, 64) == (4, 256, 528, 1, pytest.approx(256 / 528))
+    assert ns["lecture"].tile_intensity(128) == 128 * 128 / 256  # t_m t_n / (t_m + t_n)
 
 
 # -- §8 -------------------------------------------------------------------------------------
 
 
 def test_amdahl_and_gustafson_at_gpu_scale():
-    ns = run(LAUNCH, "amdahl_table", "speedup_figure")
+    ns = run(LAUNCH, "amdahl", "speedup_figure")
     assert ns["H100"].fp32_lanes == 16_896
     assert ns["amdahl"](0.01, 16_896) == pytest.approx(1 / (0.01 + 0.99 / 16_896))
     assert round(ns["amdahl"](0.01, 16_896), 1) == 99.4
     assert round(ns["gustafson"](0.01, 16_896)) == 16_727  # s + (1 - s) n
-    row = {r[0]: r for r in ns["rows"]}[0.01]
-    assert row[1] == pytest.approx(1 / (0.01 + 0.99 / 132))  # one worker per SM: 57.1
-    assert row[4] == pytest.approx(row[2] / 16_896)  # how busy an average lane is
+    on_sms, on_lanes, grown = ns["speedups"][0.01]
+    assert on_sms == pytest.approx(1 / (0.01 + 0.99 / 132))  # one worker per SM: 57.1
+    assert (on_lanes, grown) == (ns["amdahl"](0.01, 16_896), ns["gustafson"](0.01, 16_896))
 
 
 def test_decode_step_launch_overhead():
-    ns = run(LAUNCH, "models", "launch_table")
+    ns = run(LAUNCH, "models", "launch", "launch_glue")
     one = ns["one"]
     assert one[12].kernels == 16 * 12 + 3 == 195
     assert one[8].kernels == 16 * 8 + 3 == 131
@@ -150,7 +151,8 @@ def test_exercise_6_reduction_v2_v3():
     runs = run(EX, "ex6", uses=((CODE03, "reduce_v2"), (CODE03, "reduce_v3")))["runs"]
     assert runs["v2"].warp_instructions == runs["v3"].warp_instructions
     # the kernels are §6.3's own, so the count is §6.3's table's
-    red = run(CODE03, "reduce_v2", "reduce_v3", "reduce_v1", "reduce_v4", "reduce_v5", "reduction_table")["red"]
+    red = run(CODE03, "reduce_v1", "reduce_v2", "reduce_v3", "reduce_v4", "reduce_v5", "reduction_launch",
+              "reduction_glue")["red"]
     assert runs["v2"].warp_instructions == red["v2"].warp_instructions
     # 45 shared requests and 150 wavefronts per block in version 2: 3.33 on average.
     assert round(runs["v2"].shared_ways, 2) == 3.33
@@ -177,14 +179,17 @@ def test_exercises_7_to_10():
                                          (OCC, "waves_figure"), (LAUNCH, "speedup_figure"),
                                          (LAUNCH, "launch_figure")])
 def test_figures_draw_in_both_languages(script, name):
-    from simtdocs.docs import Figure
+    import re
 
-    sections = {"occupancy_figure": ("occupancy_table",), "latency_figure": ("latency_table",),
-                "waves_figure": ("waves_table",), "speedup_figure": ("amdahl_table",),
-                "launch_figure": ("models", "launch_table")}[name]
-    fig = run(script, *sections, name)[name]
-    assert isinstance(fig, Figure)
-    assert fig.svg("zh") != fig.svg("en")
+    from simtdocs.docs.display import Recorder, recording
+
+    sections = {"speedup_figure": ("amdahl",), "launch_figure": ("models", "launch")}.get(name, ())
+    rec = Recorder()
+    with recording(rec):
+        run(script, *sections, name)
+    (figure,) = [{lang: re.search(r'src="([^"]+)"', html).group(1) for lang, html in i.items()}
+                 for i in rec.items if isinstance(i, dict) and i["en"].startswith("<figure")]
+    assert figure["zh"].startswith("data:image/svg+xml") and figure["zh"] != figure["en"]
 
 
 @pytest.mark.parametrize("script", [OCC, LAUNCH, EX])
