@@ -1,7 +1,8 @@
 """The benchmark kernels, three ways each: simtdocs, plain numpy (the floor), numba CUDA.
 
 * ``simtdocs`` kernels are the lectures' own, taken from the companion scripts by section
-  (``lecture_kernels``): what the pages show is what is timed.
+  (``simtdocs.docs.snippets.definitions``, which runs a section's definitions and none of its
+  experiment): what the pages show is what is timed, and the tests load the same kernels.
 * ``numpy`` floors compute the same result with no simulation at all.
 * ``numba`` kernels are real ``@cuda.jit`` kernels, in ``numba_kernels.py`` (imported by
   ``numba_kernels()`` below, so that this module works without numba).
@@ -18,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from simtdocs.docs.snippets import definitions
+
 ROOT = Path(__file__).resolve().parents[1]
 
 REDUCE_THREADS = 256
@@ -27,25 +30,12 @@ VADD_THREADS = 256
 # -- simtdocs: the lectures' own kernels ---------------------------------------------------
 
 
-def lecture_kernels(*includes: str) -> dict:
-    """Run ``--8<-- "snippets/…:section"`` includes, as a page does, and return what they define.
-
-    The benchmarks time the very kernels the lecture pages show, taken from the companion
-    scripts by section, so there is no second copy to drift from them.
-    """
-    from simtdocs.docs import expand_snippets
-
-    code = expand_snippets("\n".join(f'--8<-- "{i}"' for i in includes), base=ROOT)
-    namespace: dict = {"__name__": "lecture_kernels"}
-    exec(compile(code, "<lecture kernels>", "exec"), namespace)
-    return namespace
-
-
-_p2 = lecture_kernels(
+_p2 = definitions(
     "snippets/p2/01_cuda_programming_model.py:setup",
     "snippets/p2/01_cuda_programming_model.py:kernel",
     "snippets/p2/02_memory_coalescing.py:transpose_kernels",
     "snippets/p2/03_shared_memory_sync_reduction.py:reduce_v3",
+    base=ROOT,
 )
 vector_add = _p2["vector_add"]
 transpose_naive = _p2["transpose_naive"]  # 32×8 blocks, each moving a 32×32 tile

@@ -627,34 +627,42 @@ def test_invalid_launches_and_kernels_fail_alike(kernel, kw):
 # -- the lectures' kernels, side by side ----------------------------------------------------------
 
 def _lecture_cases():
+    """The lectures' kernels (from the companion scripts, through ``kernels``) and the test-only ones."""
     import kernels as k
 
     def f32(n):  # the same small integers on every call: exact sums, the same inputs for each engine
         return np.random.default_rng(n).integers(0, 9, n).astype(np.float32)
 
-    N, T = 64, 128
+    def zeros(n):
+        return np.zeros(n, np.float32)
+
+    N, T = 64, 256  # T: the reductions' sdata has 256 words
+    lane = np.arange(32)
     return {
-        "vector_add": (k.vector_add, 4, 256, lambda: (f32(1000), f32(1000), np.zeros(1000, np.float32), 1000)),
-        "vector_add ragged block": (k.vector_add, 11, 100, lambda: (f32(1000), f32(1000), np.zeros(1000, np.float32), 1000)),
+        "vector_add": (k.vector_add, 4, 256, lambda: (f32(1000), f32(1000), zeros(1000), 1000)),
+        "vector_add ragged block": (k.vector_add, 11, 100, lambda: (f32(1000), f32(1000), zeros(1000), 1000)),
         "bias_add": (k.bias_add, (5, 7), (16, 16), lambda: (f32(100 * 70), f32(100), 100, 70)),
-        "bias_add swapped": (k.bias_add, (7, 5), (16, 16), lambda: (f32(100 * 70), f32(100), 100, 70, True)),
-        "scale_grid_stride": (k.scale_grid_stride, 3, 128, lambda: (f32(1000), np.zeros(1000, np.float32), np.float32(3), 1000)),
-        "strided_read 3": (k.strided_read, 2, 32, lambda: (f32(200), 3)),
-        "strided_read float4": (k.strided_read, 1, 32, lambda: (f32(128), 1, 0, 4)),
-        "transpose_copy": (k.transpose_copy, (2, 2), (32, 8), lambda: (f32(N * N), np.zeros(N * N, np.float32), N)),
-        "transpose_naive": (k.transpose_naive, (2, 2), (32, 8), lambda: (f32(N * N), np.zeros(N * N, np.float32), N)),
-        "transpose_tiled": (k.transpose_tiled, (2, 2), (32, 8), lambda: (f32(N * N), np.zeros(N * N, np.float32), N, 0)),
-        "transpose_tiled padded": (k.transpose_tiled, (2, 2), (32, 8), lambda: (f32(N * N), np.zeros(N * N, np.float32), N, 1)),
-        "transpose_tiled no sync": (k.transpose_tiled, (2, 2), (32, 8), lambda: (f32(N * N), np.zeros(N * N, np.float32), N, 1, False)),
-        "transpose_tiled sync every row": (k.transpose_tiled, (2, 2), (32, 8),
-                                           lambda: (f32(N * N), np.zeros(N * N, np.float32), N, 1, True, True)),
-        "column_read": (k.column_read, 1, 32, lambda: (33,)),
-        "reverse": (k.reverse, 1, 256, lambda: (f32(256),)),
+        "bias_add_swapped": (k.bias_add_swapped, (7, 5), (16, 16), lambda: (f32(100 * 70), f32(100), 100, 70)),
+        "scale": (k.scale, 3, 128, lambda: (f32(1000), zeros(1000), np.float32(3), 1000)),
+        "pattern_kernel stride 3": (k.pattern_kernel, 2, 32, lambda: (f32(200), 3 * lane)),
+        "pattern_kernel float4": (k.pattern_kernel, 1, 32, lambda: (f32(128), 4 * lane, 4)),
+        "copy": (k.copy, (2, 2), (32, 8), lambda: (f32(N * N), zeros(N * N), N)),
+        "transpose_naive": (k.transpose_naive, (2, 2), (32, 8), lambda: (f32(N * N), zeros(N * N), N)),
+        "transpose_tiled": (k.transpose_tiled, (2, 2), (32, 8), lambda: (f32(N * N), zeros(N * N), N, 0)),
+        "transpose_tiled padded": (k.transpose_tiled, (2, 2), (32, 8), lambda: (f32(N * N), zeros(N * N), N, 1)),
+        "transpose_tiled no sync": (k.transpose_tiled, (2, 2), (32, 8), lambda: (f32(N * N), zeros(N * N), N, 1, False)),
+        "transpose_tiled_sync_every_row": (k.transpose_tiled_sync_every_row, (2, 2), (32, 8),
+                                           lambda: (f32(N * N), zeros(N * N), N, 1)),
+        "bank_kernel": (k.bank_kernel, 1, 32, lambda: (33,)),
+        "bank_kernel 64": (k.bank_kernel, 1, 32, lambda: (64,)),
+        "reverse": (k.reverse, 1, 256, lambda: (f32(256), True)),
         "reverse no sync": (k.reverse, 1, 256, lambda: (f32(256), False)),
-        "reduce_interleaved": (k.reduce_interleaved, 4, T, lambda: (f32(4 * T), np.zeros(4, np.float32))),
-        "reduce_strided_index": (k.reduce_strided_index, 4, T, lambda: (f32(4 * T), np.zeros(4, np.float32))),
-        "reduce_sequential": (k.reduce_sequential, 4, T, lambda: (f32(4 * T), np.zeros(4, np.float32))),
-        "reduce_warp_shuffle": (k.reduce_warp_shuffle, 4, T, lambda: (f32(8 * T), np.zeros(4, np.float32))),
+        "reduce_v1": (k.reduce_v1, 4, T, lambda: (f32(4 * T), zeros(4))),
+        "reduce_v2": (k.reduce_v2, 4, T, lambda: (f32(4 * T), zeros(4))),
+        "reduce_v3": (k.reduce_v3, 4, T, lambda: (f32(4 * T), zeros(4))),
+        "reduce_v4": (k.reduce_v4, 4, T, lambda: (f32(8 * T), zeros(4))),
+        "reduce_v5": (k.reduce_v5, 4, T, lambda: (f32(8 * T), zeros(4))),
+        "shuffle_steps": (k.shuffle_steps, 1, 32, lambda: (f32(32), zeros(6 * 32))),
     }
 
 

@@ -148,7 +148,7 @@ def test_launch_is_deterministic():
         n = 1 << 18
         g = np.random.default_rng(1).random(n, dtype=np.float32)
         out = np.zeros(n // 256, np.float32)
-        s = launch(k.reduce_interleaved, grid=n // 256, block=256, args=(g, out))
+        s = launch(k.reduce_v1, grid=n // 256, block=256, args=(g, out))
         return s, out
 
     (s1, o1), (s2, o2) = run(), run()
@@ -235,11 +235,19 @@ def test_atomic_add_lands_every_addition():
 def test_per_line_breakdown_points_at_the_wasteful_line():
     M, N = 100, 70
     X = np.zeros(M * N, np.float32)
-    s = launch(k.bias_add, grid=(cdiv(M, 16), cdiv(N, 16)), block=(16, 16),
-               args=(X, np.zeros(M, np.float32), M, N, True))
+    s = launch(k.bias_add_swapped, grid=(cdiv(M, 16), cdiv(N, 16)), block=(16, 16),
+               args=(X, np.zeros(M, np.float32), M, N))
     by_source = {line.site.source: line.counters for line in s.lines}
-    load_x = by_source["x = blk.load(X, r * N + c, mask=m)"]
-    assert load_x.coalescing_efficiency < 0.5
+    load = by_source["v = blk.load(X, r * N + c, mask=m) + blk.load(bias, r, mask=m)"]
+    store = by_source["blk.store(X, r * N + c, v, mask=m)"]
+    # By hand. A warp is 16 rows r (x) × 2 neighbouring columns c, c+1 (y; c even): per row 8 bytes
+    # at r*280 + 4c, a multiple of 8, so inside one 32-byte sector. Warps with an active lane: grid
+    # x 7 × (4 full block rows × 8 warps + 3 warps of the last, c < 70) = 245; the first 6 block
+    # columns have 16 rows each, the last 4 (r < 100). X per access: 6·35·16 + 35·4 = 3,500 sectors
+    # for 7,000 × 4 bytes: 25 %. bias[r]: 16 floats from r = 16·bx, 64 aligned bytes = 2 sectors
+    # (1 for the last 4 rows): 6·35·2 + 35 = 455 sectors, also 28,000 bytes asked for.
+    assert (store.sectors, store.requested_bytes, store.coalescing_efficiency) == (3500, 28_000, 0.25)
+    assert (load.sectors, load.requested_bytes) == (3500 + 455, 2 * 28_000)
     assert sum(c.sectors for c in by_source.values()) == s.sectors
 
 

@@ -271,8 +271,8 @@ def test_trace_counts_what_the_reference_counts_for_that_warp(case):
     check_against_reference(*case)
 
 
-@pytest.mark.parametrize("name", ["transpose_naive", "transpose_tiled", "transpose_tiled padded", "column_read",
-                                  "reduce_interleaved", "bias_add swapped", "vector_add ragged block"])
+@pytest.mark.parametrize("name", ["transpose_naive", "transpose_tiled", "transpose_tiled padded", "bank_kernel",
+                                  "reduce_v1", "bias_add_swapped", "vector_add ragged block"])
 def test_lecture_kernels_traced_like_the_reference(name):
     kernel, grid, block, make_args = agree.LECTURE[name]
     with reference_per_warp() as log:

@@ -11,10 +11,16 @@ Supported, as in pymdownx.snippets with ``check_paths: true``: ``--8<-- "file"``
 ``--8<-- "file:section"`` (between ``--8<-- [start:section]`` and
 ``--8<-- [end:section]``), ``--8<-- "file:3:8"`` (lines 3 to 8), nested includes,
 the indentation of the include line, and ``;--8<--`` to escape.
+
+``definitions(*includes)`` loads what a companion script's sections define (its kernels,
+their imports and constants) without running the section's experiment: the tests and the
+benchmarks import the lecture kernels through it, so they exist once, in ``snippets/``.
 """
 
 from __future__ import annotations
 
+import ast
+import linecache
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -132,3 +138,62 @@ def expand_snippets(code: str, base: Path | None = None) -> str:
     if "8<" not in code:
         return code
     return expand_with_map(code, ("<code>", 1), base)[0]
+
+
+def _is_literal(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _names_only(target: ast.expr) -> bool:
+    if isinstance(target, ast.Name):
+        return True
+    return isinstance(target, (ast.Tuple, ast.List)) and all(_names_only(t) for t in target.elts)
+
+
+def _defines(stmt: ast.stmt) -> bool:
+    """Whether a top-level statement only defines: an import, a def or class, or a name
+    bound to a literal (``TILE, ROWS = 32, 8``). Anything else (a launch, a loop, a print,
+    ``show(...)``, an assignment computed by a call) is the experiment, and is skipped."""
+    if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return True
+    if isinstance(stmt, ast.Assign):
+        return all(_names_only(t) for t in stmt.targets) and _is_literal(stmt.value)
+    if isinstance(stmt, ast.AnnAssign):
+        return isinstance(stmt.target, ast.Name) and stmt.value is not None and _is_literal(stmt.value)
+    return False
+
+
+def definitions(*includes: str, base: Path | None = None) -> dict:
+    """What the sections ``includes`` define, as a namespace: ``definitions("snippets/p2/03_….py:reverse")``.
+
+    Each include is the target of a ``--8<--`` line (``"file:section"``, ``"file"``, ``"file:3:8"``);
+    they are expanded as a page would expand them, one after the other, and of the result
+    only the statements that define are executed: imports, ``def`` and ``class`` statements,
+    and names bound to literals. Every other top-level statement is skipped, so a section that
+    also launches its kernel and prints the outcome gives its kernel and runs nothing.
+
+    Each statement is compiled with the snippet file it comes from and its line there, so a
+    traceback, or the simulator quoting a kernel line, points at the companion script.
+    """
+    base = base or repo_root()
+    code, where = expand_with_map("\n".join(f'--8<-- "{i}"' for i in includes), ("<definitions>", 1), base)
+    namespace: dict = {"__name__": "simtdocs_definitions"}
+    for stmt in ast.parse(code, "<definitions>").body:
+        if not _defines(stmt):
+            continue
+        first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", [])])
+        origin = [where[i - 1][:2] for i in range(first, stmt.end_lineno + 1)]
+        (name, line), files = origin[0], {f for f, _n in origin}
+        if len(files) == 1 and [n for _f, n in origin] == list(range(line, line + len(origin))):
+            filename = str(base / name)
+            ast.increment_lineno(stmt, line - first)
+        else:  # a statement spread over several includes: name the expanded code instead
+            filename = "<definitions>"
+            linecache.cache[filename] = (len(code), None, [ln + "\n" for ln in code.split("\n")], filename)
+        module = ast.Module(body=[stmt], type_ignores=[])
+        exec(compile(module, filename, "exec"), namespace)
+    return namespace
