@@ -355,12 +355,12 @@ def test_a_verdict_is_shown_in_the_page_language_with_the_report_as_code():
     with recording(rec):
         show(verdict)
     (shown,) = rec.items
-    assert shown["en"].startswith("**❌ thread (232, 0, 0) of block (3, 0, 0) reads out of bounds on line 3**\n\n```text\n"
+    assert shown["en"].startswith("**✗ thread (232, 0, 0) of block (3, 0, 0) reads out of bounds on line 3**\n\n```text\n"
                                   "Invalid __global__ read of size 4 bytes\n")
-    assert shown["zh"].startswith("**❌ 线程块 (3, 0, 0) 的线程 (232, 0, 0) 在第 3 行越界读取**\n\n```text\n")
+    assert shown["zh"].startswith("**✗ 线程块 (3, 0, 0) 的线程 (232, 0, 0) 在第 3 行越界读取**\n\n```text\n")
     assert shown["zh"].endswith("```")
     with language("zh"):
-        assert str(PUZZLES["double"].check(PUZZLES["double"].solution)) == "✅ 通过：1,024 个值全部正确"
+        assert str(PUZZLES["double"].check(PUZZLES["double"].solution)) == "✓ 通过：1,024 个值全部正确"
     assert isinstance(verdict, Verdict)
 
 

@@ -12,7 +12,7 @@ words ("wrong value at element 37 …", "coalescing 12% where ≥ 90% is asked �
     def double(blk, a, out):
         i = blk.bx * blk.bdx + blk.tx
         blk.store(out, i, 2 * blk.load(a, i))
-    puzzle.check(double)        # ✅ passed: all 1024 values right
+    puzzle.check(double)        # ✓ passed: all 1,024 values right
 """
 
 from __future__ import annotations
