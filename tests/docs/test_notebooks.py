@@ -257,16 +257,19 @@ def test_english_figures_draw_without_a_cjk_font(monkeypatch):
         ax.set_xlabel(str(_("sectors")))
         return fig
 
+    import matplotlib
+
     monkeypatch.setattr(figures, "CJK_FONTS", ("No Such CJK Font",))
     monkeypatch.setattr(figures, "_configured", None)
-    try:
+    # matplotlib's fonts back as they were after this test (rc_context), with figures marked
+    # configured again (monkeypatch): else the tests after it would draw Chinese with a font
+    # that has no Chinese (boxes, and a warning).
+    with matplotlib.rc_context():
         fig = figures.Figure(draw, alt=_("sectors"))
         assert fig.svg("en").startswith(b"<?xml")
         with pytest.raises(RuntimeError, match=r"^No CJK font for Chinese figure labels\. Install one with "
                                                r"`apt-get install fonts-wqy-microhei`"):
             fig.svg("zh")
-    finally:
-        figures._configured = None  # the next figure configures matplotlib with the real fonts
 
 
 def test_rich_output_in_any_jupyter_shell(monkeypatch):
