@@ -26,7 +26,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-from . import build, notebook_runner, notebooks
+from . import build, highlight_cache, notebook_runner, notebooks
 from .snippets import repo_root
 
 # (package folder under node_modules, file, where the site serves it). Formulas are typeset
@@ -54,6 +54,7 @@ def on_config(config, **kwargs):
         _cache_search_entries(config, _state["root"])
         return config
     root = Path(config["config_file_path"]).parent
+    highlight_cache.install(root / ".cache" / "highlight")
     site = build.Site(root, workers=int(os.environ.get("SIMTDOCS_BUILD_WORKERS", os.cpu_count() or 1)))
     docs = Path(config["docs_dir"])
     # A page before its translations (p.md, then p.en.md): errors name the default language first.
