@@ -120,6 +120,40 @@ def test_the_executed_notebook_shows_its_language(tmp_path, lang, header):
     assert i18n.current_language() == "en"
 
 
+@pytest.mark.parametrize("script", ["snippets/p2/02_memory_coalescing.py", "snippets/p2/07_puzzles.py"])
+def test_the_languages_of_a_script_run_once_with_the_same_outputs(tmp_path, script):
+    """The build runs a script's zh and en notebooks together (the code once, what it shows
+    rendered in each language): every output must be what running each alone gives."""
+    script = notebooks.repo_root() / script
+    src = {lang: notebooks.write_notebook(script, tmp_path / lang / "nb.ipynb", "t", lang) for lang in ("zh", "en")}
+    apart = {lang: tmp_path / f"apart.{lang}.ipynb" for lang in src}
+    together = {lang: tmp_path / lang / "together.ipynb" for lang in src}
+    for lang in src:
+        notebook_runner.execute(src[lang], apart[lang])
+    notebook_runner.execute(src, together)
+
+    def outputs(path):
+        return [c.outputs for c in nbformat.read(str(path), as_version=4).cells if c.cell_type == "code"]
+
+    for lang in src:
+        assert outputs(together[lang]) == outputs(apart[lang]), lang
+    assert outputs(together["zh"]) != outputs(together["en"])  # and each in its own language
+
+
+def test_a_notebook_that_prints_a_label_runs_once_per_language(tmp_path):
+    """print(label) gives one language's text: such a notebook is not shared, but run per language."""
+    src = {}
+    for lang in ("zh", "en"):
+        (tmp_path / lang).mkdir()
+        path = make(tmp_path / lang, f"from simtdocs.docs import _, set_language\nset_language({lang!r})",
+                    "from simtdocs import LABELS\nprint(LABELS['warps'])")
+        src[lang] = path
+    out = {lang: tmp_path / f"{lang}.out.ipynb" for lang in src}
+    notebook_runner.execute(src, out)
+    printed = {lang: nbformat.read(str(out[lang]), as_version=4).cells[1].outputs[0]["text"] for lang in src}
+    assert printed == {"zh": "warp 数\n", "en": "warps\n"}
+
+
 def test_code_read_from_other_scripts_is_written_into_the_notebook():
     """06_exercises loads the lecture's kernels from scripts 01-04 with expand_snippets, which
     needs the repository; its notebook carries that code instead."""
