@@ -8,4 +8,5 @@ from simtdocs.docs.mkdocs_hooks import (  # noqa: F401
     on_post_build,
     on_post_page,
     on_pre_build,
+    on_pre_page,
 )

@@ -59,6 +59,8 @@ class Site:
         self.plans: dict[str, PagePlan] = {}
         self.entries: dict[str, dict] = {}
         self.stats = {"blocks": 0, "ran": 0, "jobs": 0, "pruned": 0}
+        #: Waits for the work that ran beside the blocks (the notebooks); pages render meanwhile.
+        self.wait_for_extra = lambda: None
 
     def prepare(self, pages: dict[str, str], prune: bool = False, extra=()) -> None:
         """Plan ``{page: markdown}``, load cached results, run the chains that miss one."""
@@ -86,7 +88,7 @@ class Site:
                         jobs[keys] = Job(blocks)
         self.stats["jobs"] = len(jobs)
         self.stats["ran"] = sum(len(j.blocks) for j in jobs.values())
-        new = run_jobs(list(jobs.values()), self.root, self.limit, self.workers, extra)
+        new, self.wait_for_extra = run_jobs(list(jobs.values()), self.root, self.limit, self.workers, extra)
         for k, e in new.items():
             self.cache.put(k, e)
             self.entries[k] = self.cache.get(k) or {**e, "key": k}

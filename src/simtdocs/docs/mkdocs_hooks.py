@@ -270,8 +270,18 @@ def _cache_search_entries(config, root: Path) -> None:
     _state["search_dir"] = folder
 
 
+def on_pre_page(page, config, files, **kwargs):
+    # The notebooks run in the workers while the lecture pages render; mkdocs-jupyter
+    # reads a notebook's result when it renders its page.
+    if page.file.src_uri.endswith(".ipynb") and "site" in _state:
+        _state["site"].wait_for_extra()
+    return page
+
+
 @event_priority(-200)  # after mkdocs-static-i18n (-100) has built the other languages
 def on_post_build(config, **kwargs):
+    if "site" in _state:
+        _state["site"].wait_for_extra()  # a build with no notebook page: the workers end here
     i18n = config["plugins"].get("i18n")
     if i18n is not None and getattr(i18n, "building", False):
         return  # a nested per-language build; the outer call comes last

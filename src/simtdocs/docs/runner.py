@@ -223,14 +223,21 @@ def _worker_init(root: str) -> None:
     os.environ.setdefault("MPLBACKEND", "Agg")
 
 
-def run_jobs(jobs: list[Job], root: Path, limit: float, workers: int, extra=()) -> dict:
+def _done() -> None:
+    pass
+
+
+def run_jobs(jobs: list[Job], root: Path, limit: float, workers: int, extra=()):
     """Run every job; ``workers`` > 0 uses that many fresh processes (so the simulator
     is imported anew: ``mkdocs serve`` sees an edited simulator). ``extra`` is more
     ``(function, args)`` work for the same processes (the notebooks); its failures are
-    left to whoever needs the result. Raises BlockError."""
+    left to whoever needs the result. Returns the jobs' entries as soon as the jobs are
+    done, and a function that waits for the extra work (the pages can be rendered
+    meanwhile; the notebooks are needed only by their own pages). Raises BlockError."""
     entries: dict = {}
     if not jobs and not extra:
-        return entries
+        return entries, _done
+    wait = _done
     if workers <= 0:
         results = [run_job(j, str(root), limit) for j in jobs]
     else:
@@ -247,6 +254,7 @@ def run_jobs(jobs: list[Job], root: Path, limit: float, workers: int, extra=()) 
         # A block stuck where the time-limit signal cannot reach it (inside C code) must not
         # hang the build: give up on the whole pool after every block's limit plus a margin.
         deadline = time.monotonic() + (limit or DEFAULT_TIME_LIMIT) * sum(len(j.blocks) for j in jobs) + 300
+        finished = False
         try:
             futures = [pool.submit(run_job, j, str(root), limit) for j in jobs]
             side = [pool.submit(fn, *args) for fn, args in extra]
@@ -260,14 +268,20 @@ def run_jobs(jobs: list[Job], root: Path, limit: float, workers: int, extra=()) 
                     b = j.blocks[0]
                     raise BlockError(f"{b.page}:{b.line}: code block did not finish (the worker running it "
                                      "was stopped; is it stuck in a long computation?)") from None
-            if not any("error" in r for r in results):
-                for f in side:
-                    f.exception()  # wait; mkdocs-jupyter reports a failing notebook itself
+            finished = not any("error" in r for r in results)
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)  # a failed block: don't wait for the notebooks
+            if not finished:
+                pool.shutdown(wait=True, cancel_futures=True)  # a failed block: don't wait for the notebooks
+
+        def wait_for_side() -> None:
+            for f in side:
+                f.exception()  # mkdocs-jupyter reports a failing notebook itself
+            pool.shutdown(wait=True)
+
+        wait = wait_for_side
     errors = [r["error"] for r in results if "error" in r]
     if errors:
         raise BlockError("\n\n".join(errors))
     for r in results:
         entries.update(r["entries"])
-    return entries
+    return entries, wait
