@@ -99,6 +99,8 @@ def notebook_runner(reader_python, tmp_path_factory) -> Path:
     pytest.param("home/01_first_launch.py", "en", "| Counter | Key | Value |", id="first_launch-en"),
     # its lecture code comes from four other scripts, written into the notebook
     pytest.param("p2/06_exercises.py", "en", None, id="exercises-en"),
+    # figures: a script run in a terminal does not draw them, a notebook does (Chinese labels too)
+    pytest.param("p2/08_access_pictures.py", "zh", None, id="access_pictures-zh"),
 ])
 def test_a_downloaded_notebook_runs_in_a_fresh_venv(script, lang, shown, reader_python, notebook_runner, tmp_path):
     """The notebook the site offers for download, run top to bottom by a Jupyter kernel of
@@ -122,6 +124,9 @@ def test_a_downloaded_notebook_runs_in_a_fresh_venv(script, lang, shown, reader_
     markdown = [o["data"]["text/markdown"] for c in cells for o in c.outputs if "text/markdown" in o.get("data", {})]
     if shown is not None:
         assert [m.split("\n")[0] for m in markdown] == [shown]
+    if "pictures" in script:
+        rich = [v for c in cells for o in c.outputs for k, v in o.get("data", {}).items() if k != "text/plain"]
+        assert len([r for r in rich if "data:image/svg+xml;base64," in r]) >= 4  # one per access drawn
 
 
 def test_the_wheel_carries_the_compiled_catalogs(reader_python):

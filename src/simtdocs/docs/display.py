@@ -140,11 +140,9 @@ def show(obj: Any) -> None:
         md = render(obj, current_language())
         display(HTML(md) if isinstance(obj, Figure) else Markdown(md))
     elif isinstance(obj, Figure):
-        # A terminal cannot show SVG: draw it anyway (so a broken figure still fails) and
-        # print one line instead of a page of base64.
-        lang = current_language()
-        size = len(obj.svg(lang))
-        print(f"[figure: {text(obj.caption or obj.alt, lang)} ({size:,} bytes of SVG on the site)]")
+        # A terminal cannot show SVG: say what the figure shows instead of drawing it for
+        # nobody (the site and the notebooks draw it, and fail there if it is broken).
+        print(f"[figure: {text(obj.caption or obj.alt, current_language())} (drawn on the site and in the notebook)]")
         print()
     else:
         print(render(obj, current_language()))
