@@ -9,6 +9,7 @@ wrapping its counting methods); and the picture's artists against the record.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 
 import numpy as np
 import pytest
@@ -351,3 +352,55 @@ def test_draw_access_refuses_what_is_not_a_record():
     stats = launch(one_load, 1, 32, args=(np.zeros(64, np.float32), 1), trace=(0, 0))
     with pytest.raises(TypeError, match="draw_access takes one record of stats.trace"):
         draw_access(stats.trace)
+
+
+# -- the reduction picture of P2 6.3 ---------------------------------------------------------------
+
+
+def test_reduce_v2_first_step_is_a_2_way_conflict_and_the_picture_traces_the_lecture_kernel():
+    from simtdocs.docs.snippets import definitions
+
+    lecture = definitions("snippets/p2/03_shared_memory_sync_reduction.py:setup",
+                          "snippets/p2/03_shared_memory_sync_reduction.py:reduce_v2")["reduce_v2"]
+    pictured = definitions("snippets/p2/08_access_pictures.py:setup",
+                           "snippets/p2/08_access_pictures.py:reduce_v2")["reduce_v2"]
+    x = np.ones(512, np.float32)
+    runs = [launch(k, 2, 256, args=(x, np.zeros(2, np.float32)), trace=(0, 0)) for k in (lecture, pictured)]
+    ours, theirs = runs[1].trace, runs[0].trace
+    # The same instructions, lane for lane; only the file and line of the site differ.
+    assert [dataclasses.replace(r, site=None) for r in ours] == [dataclasses.replace(r, site=None) for r in theirs]
+    assert [r.site.source for r in ours] == [r.site.source for r in theirs]
+    assert [(ln.site.source, ln.counters) for ln in runs[1].lines] == [(ln.site.source, ln.counters)
+                                                                      for ln in runs[0].lines]
+    assert runs[1].totals == runs[0].totals
+    load_line = "v = blk.load(sdata, index, mask=w) + blk.load(sdata, index + s, mask=w)"
+    (line,) = [ln.counters for ln in runs[1].lines if ln.site.source == load_line]
+    assert line == next(ln.counters for ln in runs[0].lines if ln.site.source == load_line)
+
+    # Step s = 1, warp 0: lane l reads the float32 sdata[2l] (byte 8l, bank 2l mod 32), then
+    # sdata[2l + 1] (the odd banks), then writes sdata[2l]. Lanes l and l + 16 ask the same bank for
+    # words 2l and 2l + 32: the first wavefront serves lanes 0-15, the second 16-31.
+    first_step = ours[2:5]
+    assert [(r.kind, r.site.source) for r in first_step] == [("load", load_line), ("load", load_line),
+                                                             ("store", "blk.store(sdata, index, v, mask=w)")]
+    even, odd, store = first_step
+    assert even.lanes == tuple(range(32))
+    assert even.addresses == tuple(range(0, 256, 8))
+    assert even.banks == tuple(range(0, 32, 2)) * 2
+    assert odd.banks == tuple(range(1, 32, 2)) * 2
+    assert store.banks == even.banks
+    for r in first_step:
+        assert r.wavefronts == (tuple(range(16)), tuple(range(16, 32)))
+        assert r.served == ((0,),) * 16 + ((1,),) * 16
+        assert (r.ideal_wavefronts, r.bank_conflicts, r.ways) == (1, 1, 2.0)
+    assert max(first_step, key=lambda r: len(r.wavefronts)) is even  # the record the page draws
+    assert str(access_alt(even)) == (
+        "One warp's load of sdata in shared memory: 32 active lanes spread over 16 banks; bank 0 is asked "
+        "for 2 different words, so the access takes 2 wavefronts where 1 would do.")
+    # Version 3 (sequential addressing) in any step: lane l reads sdata[l] and sdata[l + s], one word a bank.
+    v3 = definitions("snippets/p2/03_shared_memory_sync_reduction.py:setup",
+                     "snippets/p2/03_shared_memory_sync_reduction.py:reduce_v3")["reduce_v3"]
+    shared = [r for r in launch(v3, 2, 256, args=(x, np.zeros(2, np.float32)), trace=(0, 0)).trace
+              if r.space == "shared"]
+    assert len(shared) == 2 + 3 * 8  # sdata[tid]'s store, 8 steps, the last load of sdata[0]
+    assert {len(r.wavefronts) for r in shared} == {1} and {r.bank_conflicts for r in shared} == {0}

@@ -5,7 +5,7 @@
 # 以及它们落进的 32 字节 sector（全局内存）或 bank（共享内存）；`draw_access` 把其中一条画出来。
 # `launch(..., trace=(block, warp))` records every memory instruction one warp executes: the byte
 # address of each lane and the 32-byte sectors (global memory) or banks (shared memory) they fall in;
-# `draw_access` draws one of them. The pictures of sections 5.2, 5.3 and 6.1 of the lecture.
+# `draw_access` draws one of them. The pictures of sections 5.2, 5.3, 6.1 and 6.3 of the lecture.
 #
 # Run it alone: `python snippets/p2/08_access_pictures.py`
 
@@ -137,3 +137,51 @@ conflict_figure
 
 # %%
 padded_figure
+
+
+# %% [markdown]
+# ## 归约版本 2 的跨步下标 · The strided index of reduction version 2
+#
+# reduce_v2 of code 03, line for line: in its first step (s = 1) lane l of warp 0 adds
+# sdata[2l + 1] onto sdata[2l]. Lanes l and l + 16 ask one bank for two different words.
+
+# %%
+# --8<-- [start:reduce_v2]
+def reduce_v2(blk, x, out):
+    """Strided index: contiguous threads work (no divergence), but with a stride of 2s words."""
+    sdata = blk.shared(256, np.float32, name="sdata")
+    tid = blk.tx
+    blk.store(sdata, tid, blk.load(x, blk.bx * blk.bdx + tid))
+    blk.sync()
+    s = 1
+    while s < blk.bdx:
+        index = 2 * s * tid
+        blk.alu(1)                                   # index = 2 * s * tid
+        w = blk.branch(index < blk.bdx)              # if (index < blockDim.x)
+        v = blk.load(sdata, index, mask=w) + blk.load(sdata, index + s, mask=w)
+        blk.alu(1, mask=w)
+        blk.store(sdata, index, v, mask=w)
+        blk.sync()
+        s *= 2
+    blk.store(out, blk.bx, blk.load(sdata, 0 * tid, mask=tid == 0), mask=tid == 0)
+
+
+x = np.ones(512, np.float32)
+reduction = launch(reduce_v2, grid=2, block=256, args=(x, np.zeros(2, np.float32)), trace=(0, 0))
+first_step = reduction.trace[2:5]  # after x's load and sdata[tid]'s store: s = 1 loads twice, stores once
+reduce_access = max(first_step, key=lambda r: len(r.wavefronts))  # the first of the worst: sdata[2 * tid]
+reduce_figure = picture(reduce_access)
+# --8<-- [end:reduce_v2]
+
+# --8<-- [start:reduce_v2_numbers]
+glue("p2_trace_reduce_lanes", len(reduce_access.lanes))
+glue("p2_trace_reduce_wavefronts", len(reduce_access.wavefronts))
+glue("p2_trace_reduce_ways", reduce_access.ways, ".0f")
+glue("p2_trace_reduce_banks", len(set(reduce_access.banks)))
+bank_of_lane_0 = reduce_access.banks[0]
+glue("p2_trace_reduce_partner", reduce_access.lanes[reduce_access.banks.index(bank_of_lane_0, 1)])  # its next lane
+# --8<-- [end:reduce_v2_numbers]
+print(reduce_access)
+
+# %%
+reduce_figure
