@@ -53,10 +53,13 @@ def test_wrapper_is_balanced_and_removed_from_the_page():
 def test_trim_svg_rounds_coordinates_and_keeps_ids():
     svg = ('<?xml version="1.0"?>\n<!DOCTYPE svg PUBLIC "x">\n<svg width="408.347344pt" height="269.42875pt">'
            '<metadata><rdf>m</rdf></metadata>\n <path id="DejaVuSans-30" d="M 44.027344 -0.0001 L 1.5 2"/>'
-           '<use xlink:href="#m8f0c3d2a1e" x="60.260071"/></svg>')
+           '<use xlink:href="#m8f0c3d2a1e" x="60.260071"/>'
+           '<g transform="translate(60.260071 39.891406) scale(0.015625 -0.015625)"><use x="63.623047"/></g></svg>')
     out = hook.trim_svg(svg)
+    # a glyph's scale (and any transform) keeps its digits: 0.02 would draw the letter 28% too large
     assert out == ('<svg width="408.35pt" height="269.43pt"><path id="DejaVuSans-30" d="M 44.03 0 L 1.5 2"/>'
-                   '<use xlink:href="#m8f0c3d2a1e" x="60.26"/></svg>')
+                   '<use xlink:href="#m8f0c3d2a1e" x="60.26"/>'
+                   '<g transform="translate(60.260071 39.891406) scale(0.015625 -0.015625)"><use x="63.62"/></g></svg>')
     assert hook.svg_size_px(out) == (544, 359)  # 1 pt = 4/3 px
 
 
