@@ -18,6 +18,11 @@ The parts, one module each:
 * ``simtdocs.diagnostics``: sanitizer-style errors and race records
 * ``simtdocs.devices``: GPUs as data (H100, RTX 4090, A100)
 * ``simtdocs.analytic``: occupancy, Little's law, waves, Amdahl/Gustafson, launch overhead
+* ``simtdocs.reference``: the same model one lane at a time, the definition of every counter
+* ``simtdocs.puzzles``: kernel puzzles and the checker that grades them in the lecture's words
+* ``simtdocs.i18n``: labels written in English, shown in the reader's language (gettext)
+* ``simtdocs.lectures``: the tables and figures of each lecture; ``simtdocs.docs``: what a
+  page block uses (``show``, ``glue``, ``Table``, ``Figure``) and the site's build glue
 """
 
 from .analytic import (
