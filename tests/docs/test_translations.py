@@ -32,3 +32,10 @@ def test_anchors_are_compared_as_the_site_renders_them(tmp_path):
     reports = {r.page: r.problems for r in check(tmp_path)}
     assert reports["c.md"] and "only en ['speed-up']" in reports["c.md"][0]
     assert reports["d.md"] == []  # the slug of "Speed-up" is the explicit id of the Chinese heading
+
+
+def test_the_report_covers_the_label_catalogs_too(capsys):
+    from simtdocs.docs.translations import main
+
+    assert main() == 0
+    assert "ok       labels (src/simtdocs/locale/zh/LC_MESSAGES/*.po)" in capsys.readouterr().out

@@ -1,5 +1,7 @@
 """Are the two languages of every page still one page? ``python -m simtdocs.docs.translations``
 
+(The labels in tables and figures are checked too, in the gettext catalogs: :mod:`simtdocs.docs.catalogs`.)
+
 A page and its translation must share what the reader cannot see differ: the heading
 anchors as the site renders them (links and the language switch land on the same section), the code blocks (one
 run feeds both languages), and the glued names the prose uses. The report also flags a
@@ -103,7 +105,14 @@ def main() -> int:
         for p in r.problems:
             print(f"         - {p}")
         bad += bool(r.problems)
-    return 1 if bad else 0
+    # The labels of tables and figures are translated in the gettext catalogs: the same report.
+    from .catalogs import problems as catalog_problems
+
+    labels = catalog_problems()
+    print(f"{'ok' if not labels else 'DIFFERS':8} labels (src/simtdocs/locale/zh/LC_MESSAGES/*.po)")
+    for p in labels:
+        print(f"         - {p}")
+    return 1 if bad or labels else 0
 
 
 if __name__ == "__main__":
