@@ -142,36 +142,24 @@ padded_figure
 # %% [markdown]
 # ## 归约版本 2 的跨步下标 · The strided index of reduction version 2
 #
-# reduce_v2 of code 03, line for line: in its first step (s = 1) lane l of warp 0 adds
-# sdata[2l + 1] onto sdata[2l]. Lanes l and l + 16 ask one bank for two different words.
+# reduce_v2 of code 03: in its first step (s = 1) lane l of warp 0 adds sdata[2l + 1] onto
+# sdata[2l]. Lanes l and l + 16 ask one bank for two different words.
 
 # %%
-# --8<-- [start:reduce_v2]
-def reduce_v2(blk, x, out):
-    """Strided index: contiguous threads work (no divergence), but with a stride of 2s words."""
-    sdata = blk.shared(256, np.float32, name="sdata")
-    tid = blk.tx
-    blk.store(sdata, tid, blk.load(x, blk.bx * blk.bdx + tid))
-    blk.sync()
-    s = 1
-    while s < blk.bdx:
-        index = 2 * s * tid
-        blk.alu(1)                                   # index = 2 * s * tid
-        w = blk.branch(index < blk.bdx)              # if (index < blockDim.x)
-        v = blk.load(sdata, index, mask=w) + blk.load(sdata, index + s, mask=w)
-        blk.alu(1, mask=w)
-        blk.store(sdata, index, v, mask=w)
-        blk.sync()
-        s *= 2
-    blk.store(out, blk.bx, blk.load(sdata, 0 * tid, mask=tid == 0), mask=tid == 0)
+# The kernel has one definition, in code 03; the page includes that section, and run alone
+# this script loads it.
+from simtdocs.docs import expand_snippets
 
+exec(expand_snippets('--8<-- "snippets/p2/03_shared_memory_sync_reduction.py:reduce_v2"'))
 
+# %%
+# --8<-- [start:reduce_trace]
 x = np.ones(512, np.float32)
 reduction = launch(reduce_v2, grid=2, block=256, args=(x, np.zeros(2, np.float32)), trace=(0, 0))
 first_step = reduction.trace[2:5]  # after x's load and sdata[tid]'s store: s = 1 loads twice, stores once
 reduce_access = max(first_step, key=lambda r: len(r.wavefronts))  # the first of the worst: sdata[2 * tid]
 reduce_figure = picture(reduce_access)
-# --8<-- [end:reduce_v2]
+# --8<-- [end:reduce_trace]
 
 # --8<-- [start:reduce_v2_numbers]
 glue("p2_trace_reduce_lanes", len(reduce_access.lanes))

@@ -41,6 +41,11 @@ class MissingTranslation(LookupError):
     """A label has no entry in the catalog of the language being rendered."""
 
 
+class LabelAsText(TypeError):
+    """A label turned into text (``print``, an f-string) where several languages are being
+    rendered at once: the text would be one language for all of them."""
+
+
 def set_language(lang: str) -> None:
     """The language labels read in outside a rendering (a script, a notebook)."""
     global _default
@@ -142,7 +147,7 @@ class Msg:
 
     def __str__(self) -> str:
         if _language.get() is None and _plain_str_error.get():
-            raise TypeError(f"{self!r} was turned into text (print, f-string or str()) "
+            raise LabelAsText(f"{self!r} was turned into text (print, f-string or str()) "
                             + _plain_str_error.get())
         return self.pick(current_language())
 

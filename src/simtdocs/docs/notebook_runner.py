@@ -199,8 +199,8 @@ def _run(notebooks: dict, cells: dict, shared: bool) -> None:
                         try:
                             exec(compile(tree, name, "exec"), ns)
                             value = None if last is None else eval(compile(ast.Expression(last.value), name, "eval"), ns)
-                        except TypeError as exc:
-                            if len(targets) > 1 and "several languages" in str(exc):
+                        except i18n.LabelAsText as exc:
+                            if len(targets) > 1:
                                 raise _NotShared from exc
                             raise
                     if value is not None:  # IPython's formatters: plain, plus any rich repr
