@@ -27,7 +27,21 @@ import numpy as np
 
 
 class SimulatorError(Exception):
-    """Base class of every error a kernel or a launch can raise in the simulator."""
+    """Base class of every error a kernel or a launch can raise in the simulator.
+
+    Beside its message, a sanitizer error says where as data (None when it does not apply):
+    ``site``, the first offending ``thread`` and its ``block`` (``threadIdx``/``blockIdx``
+    tuples); a memcheck error also the ``space`` ("__global__"/"__shared__") and ``verb``
+    of an out-of-bounds access, an initcheck error the shared ``element``, a synccheck
+    error how many threads ``reached`` the barrier of how many (``threads``).
+    """
+
+    site = thread = block = space = verb = element = reached = threads = None
+
+    def at(self, **facts) -> "SimulatorError":
+        for name, value in facts.items():
+            setattr(self, name, value)
+        return self
 
 
 class LaunchError(SimulatorError, ValueError):
@@ -145,7 +159,21 @@ def name_in_kernel(array, site: Site) -> str:
 def misaligned(lane_bytes: int, where: str, site: Site, thread, block) -> MemcheckError:
     """memcheck: an access not aligned to its size (``where`` says which address)."""
     return MemcheckError(f"cudaErrorMisalignedAddress: misaligned {lane_bytes}-byte {where}\n    at {site}\n"
-                         f"    by thread {fmt3(thread)} in block {fmt3(block)}")
+                         f"    by thread {fmt3(thread)} in block {fmt3(block)}").at(
+        site=site, thread=tuple(thread), block=tuple(block))
+
+
+def out_of_bounds(space: str, verb: str, lane_bytes: int, site: Site, thread, block, index: int, what: str,
+                  threads, touched: str) -> MemcheckError:
+    """memcheck: ``thread`` of ``block`` (the first of ``threads``) accesses element ``index``,
+    outside its array (``what`` says how); ``touched`` names the elements all of them reach."""
+    return MemcheckError(
+        f"Invalid {space} {verb} of size {lane_bytes} bytes\n"
+        f"    at {site}\n"
+        f"    by thread {fmt3(thread)} in block {fmt3(block)}\n"
+        f"    index {index} is out of bounds: {what}\n"
+        f"    in block {fmt3(block)}, threads {span(threads)} {verb} {touched}"
+    ).at(site=site, thread=tuple(thread), block=tuple(block), space=space, verb=verb)
 
 
 def uninitialized(lane_bytes: int, site: Site, thread, block, element: str) -> InitcheckError:
@@ -156,7 +184,7 @@ def uninitialized(lane_bytes: int, site: Site, thread, block, element: str) -> I
         f"    by thread {fmt3(thread)} in block {fmt3(block)}\n"
         f"    shared {element} was never written by this block\n"
         f"    (turn this check off with launch(..., tools=...) without \"initcheck\")"
-    )
+    ).at(site=site, thread=tuple(thread), block=tuple(block), element=element)
 
 
 def divergent_barrier(reached: int, threads: int, block, site: Site, missing) -> SynccheckError:
@@ -165,7 +193,7 @@ def divergent_barrier(reached: int, threads: int, block, site: Site, missing) ->
         f"Barrier error: __syncthreads() reached by {reached} of {threads} threads "
         f"of block {fmt3(block)} (divergent code)\n    at {site}\n"
         f"    threads {span(missing)} of the block never arrive"
-    )
+    ).at(site=site, block=tuple(block), reached=reached, threads=threads)
 
 
 def inactive_source(name: str, site: Site, block, threads, sources) -> SimulatorError:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .diagnostics import MemcheckError, Site, fmt3, span
+from . import diagnostics
+from .diagnostics import Site
 from .threads import Lanes
 
 _AXIS_NAMES = {2: ("row", "column")}
@@ -96,11 +97,6 @@ def _reporter(name, shape, axis, v, bad, lanes: Lanes, site, width):
             dims = "".join(f"[{n}]" for n in shape)
             what = f"{axis_name} {int(v[b, t])} of {name}{dims}: {name} has {shape[axis]:,} {axis_name}s " \
                    f"(dimension {axis} of {name} has {shape[axis]})"
-        raise MemcheckError(
-            f"Invalid {space} {verb} of size {itemsize * width} bytes\n"
-            f"    at {site}\n"
-            f"    by thread {fmt3(thread)} in block {fmt3(block)}\n"
-            f"    index {int(v[b, t])} is out of bounds: {what}\n"
-            f"    in block {fmt3(block)}, threads {span(threads)} {verb} {touched}"
-        )
+        raise diagnostics.out_of_bounds(space, verb, itemsize * width, site, thread, block, int(v[b, t]), what,
+                                        threads, touched)
     return report

@@ -120,35 +120,26 @@ class Lines:
 
 # -- sanitizer errors, reworded -----------------------------------------------------------
 
-_THREAD = re.compile(r"by thread \((\d+),(\d+),(\d+)\) in block \((\d+),(\d+),(\d+)\)")
 _LINE = re.compile(r"\(line (\d+)")
-_ACCESS = re.compile(r"Invalid (__global__|__shared__) (read|write|atomic)")
-_BARRIER = re.compile(r"reached by (\d+) of (\d+) threads of block \((\d+),(\d+),(\d+)\)")
-_SHARED_ELEMENT = re.compile(r"shared (\S+) was never written")
 
 VERBS = {"read": _("reads"), "write": _("writes"), "atomic": _("updates")}
 
 
-def _site_line(text: str, lines: Lines) -> int | str:
-    m = _LINE.search(text)
-    if not m:
-        return "?"
-    return lines.number(lines.filename, int(m.group(1)))
+def _site_line(exc: Exception, lines: Lines) -> int | str:
+    site = getattr(exc, "site", None)
+    return "?" if site is None else lines.number(site.filename, site.lineno)
 
 
 def memcheck(exc: Exception, lines: Lines) -> Msg:
-    text = str(exc)
-    who = _THREAD.search(text)
-    line = _site_line(text, lines)
-    if who is None:
+    line = _site_line(exc, lines)
+    if exc.thread is None:
         return _("the simulator's memcheck stopped the kernel on line {line}", line=line)
-    thread, block = triple(who.groups()[:3]), triple(who.groups()[3:])
-    access = _ACCESS.search(text)
-    if access is None:  # a misaligned access
+    thread, block = triple(exc.thread), triple(exc.block)
+    if exc.verb is None:  # a misaligned access
         return _("thread {thread} of block {block} makes a misaligned access on line {line}",
                  thread=thread, block=block, line=line)
-    verb = VERBS[access.group(2)]
-    if access.group(1) == "__shared__":
+    verb = VERBS[exc.verb]
+    if exc.space == "__shared__":
         return _("thread {thread} of block {block} {verb} shared memory out of bounds on line {line}",
                  thread=thread, block=block, verb=verb, line=line)
     return _("thread {thread} of block {block} {verb} out of bounds on line {line}",
@@ -156,26 +147,20 @@ def memcheck(exc: Exception, lines: Lines) -> Msg:
 
 
 def synccheck(exc: Exception, lines: Lines) -> Msg:
-    text = str(exc)
-    m = _BARRIER.search(text)
-    line = _site_line(text, lines)
-    if m is None:
+    line = _site_line(exc, lines)
+    if exc.reached is None:
         return _("the simulator's synccheck stopped the kernel on line {line}", line=line)
-    reached, total = int(m.group(1)), int(m.group(2))
     return _("__syncthreads() on line {line} is reached by {reached} of the {total} threads of block {block}: "
-             "a barrier inside an if", line=line, reached=reached, total=total, block=triple(m.groups()[2:]))
+             "a barrier inside an if", line=line, reached=exc.reached, total=exc.threads, block=triple(exc.block))
 
 
 def initcheck(exc: Exception, lines: Lines) -> Msg:
-    text = str(exc)
-    who = _THREAD.search(text)
-    element = _SHARED_ELEMENT.search(text)
-    line = _site_line(text, lines)
-    if who is None or element is None:
+    line = _site_line(exc, lines)
+    if exc.thread is None or exc.element is None:
         return _("the simulator's initcheck stopped the kernel on line {line}", line=line)
     return _("thread {thread} of block {block} reads shared {element} on line {line}, "
-             "which no thread of its block wrote", thread=triple(who.groups()[:3]),
-             block=triple(who.groups()[3:]), element=element.group(1), line=line)
+             "which no thread of its block wrote", thread=triple(exc.thread),
+             block=triple(exc.block), element=exc.element, line=line)
 
 
 def race(first: Race, count: int, lines: Lines) -> Msg:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import diagnostics
-from ..diagnostics import RACE_KINDS, LaunchError, MemcheckError, Race, fmt3, index_text, name_in_kernel, span
+from ..diagnostics import RACE_KINDS, LaunchError, Race, index_text, name_in_kernel
 
 WARP = 32
 STATIC_SHARED_LIMIT = 48 * 1024  # nvcc refuses more static __shared__ per block
@@ -104,13 +104,8 @@ class MemoryInstructions:
                     f"(dimension {axis} of {name} has {shape[axis]})")
         lo, hi = min(b for _, b in bad), max(b for _, b in bad)
         touched = f"{name}[{lo}]" if lo == hi else f"{name}[{lo}]…{name}[{hi}]"
-        raise MemcheckError(
-            f"Invalid {'__shared__' if shared else '__global__'} {verb} of size {array.dtype.itemsize * width} bytes\n"
-            f"    at {site}\n"
-            f"    by thread {fmt3(self._thread(t))} in block {fmt3(self._block)}\n"
-            f"    index {v} is out of bounds: {what}\n"
-            f"    in block {fmt3(self._block)}, threads {span(b for b, _ in bad)} {verb} {touched}"
-        )
+        raise diagnostics.out_of_bounds("__shared__" if shared else "__global__", verb, array.dtype.itemsize * width,
+                                        site, self._thread(t), self._block, v, what, [b for b, _ in bad], touched)
 
     def _check_array(self, array, width, site):
         if not isinstance(width, (int, np.integer)) or width < 1:
