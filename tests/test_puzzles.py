@@ -1,7 +1,6 @@
 """Kernel puzzles (simtdocs.puzzles): every solution passes, and the skeleton and typical wrong
 answers fail with the message the lecture would give, in English and in Chinese."""
 
-import ast
 from pathlib import Path
 
 import numpy as np
@@ -400,17 +399,17 @@ def test_launch_and_overview_read_in_both_languages():
 
 @pytest.mark.parametrize("lecture", list(SCRIPTS))
 def test_the_notebook_cells_hold_the_skeletons_as_the_package_has_them(lecture):
-    """The companion script (the downloadable notebook) carries each skeleton verbatim and
-    checks it with its puzzle, so the page, the notebook and the tests grade the same kernel."""
-    text = SCRIPTS[lecture].read_text(encoding="utf-8")
-    defined = {node.name for node in ast.parse(text).body if isinstance(node, ast.FunctionDef)}
+    """The downloadable notebook carries each skeleton verbatim (the script includes it from
+    the package, the notebook has it written out) in a cell of its own to edit, and the next
+    cell checks it with its puzzle: the page, the notebook and the tests grade the same kernel."""
+    from simtdocs.docs import notebooks
+
+    cells = [c["source"] for c in notebooks.build_notebook(SCRIPTS[lecture], "en", "test").cells
+             if c["cell_type"] == "code"]
     for puzzle in of_lecture(lecture):
         name = puzzle.skeleton.__name__
-        cell = (f"# --8<-- [start:{puzzle.name}]\n{puzzle.source('skeleton').rstrip()}\n\n\n"
-                f'show(PUZZLES["{puzzle.name}"].check({name}))\n# --8<-- [end:{puzzle.name}]\n')
-        assert cell in text, puzzle.name
-        defined.remove(name)
-    assert defined == set()
+        (i,) = [k for k, c in enumerate(cells) if c.endswith(puzzle.source("skeleton").rstrip())]
+        assert cells[i + 1] == f'show(PUZZLES["{puzzle.name}"].check({name}))', puzzle.name
 
 
 def test_coalescing_and_bank_conflict_failures_come_with_the_warps_access_picture():

@@ -28,17 +28,13 @@ from simtdocs.puzzles import PUZZLES
 show(PUZZLES["warp_of"])
 
 # %%
-# --8<-- [start:warp_of]
-def warp_of(blk, warp, lane):
-    t = blk.ty * blk.bdx + blk.tx  # the thread's number in its block: x fastest
-    g = blk.bx * (blk.bdx * blk.bdy) + t  # one output per thread of the grid
-    w = blk.tx // 32  # TODO: the warp of this thread within its block
-    blk.store(warp, g, w)
-    blk.store(lane, g, blk.tx % 32)  # TODO: its lane
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+from simtdocs.docs import expand_snippets
 
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/exec_model.py:warp_of"'))
 
+# %%
 show(PUZZLES["warp_of"].check(warp_of))
-# --8<-- [end:warp_of]
 
 # %% [markdown]
 # ## 2. 改错：按 warp 对齐消除发散 · Fix: divergence that warp alignment removes
@@ -47,18 +43,11 @@ show(PUZZLES["warp_of"].check(warp_of))
 show(PUZZLES["even_odd"])
 
 # %%
-# --8<-- [start:even_odd]
-def even_odd(blk, a, out):
-    i = blk.bx * blk.bdx + blk.tx
-    v = blk.load(a, i)
-    even = blk.branch(i % 2 == 0)  # if (i % 2 == 0)
-    blk.alu(4, mask=even)
-    blk.alu(4, mask=~even)
-    blk.store(out, i, np.where(even, 2 * v, v + 100))
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/exec_model.py:even_odd"'))
 
-
+# %%
 show(PUZZLES["even_odd"].check(even_odd))
-# --8<-- [end:even_odd]
 
 # %% [markdown]
 # ## 3. 改错：靠排序消除发散 · Fix: divergence that sorting removes
@@ -67,18 +56,11 @@ show(PUZZLES["even_odd"].check(even_odd))
 show(PUZZLES["signed"])
 
 # %%
-# --8<-- [start:signed]
-def signed(blk, x, order, y):
-    i = blk.bx * blk.bdx + blk.tx
-    v = blk.load(x, i)
-    pos = blk.branch(v > 0)  # if (x[i] > 0)
-    blk.alu(4, mask=pos)
-    blk.alu(4, mask=~pos)
-    blk.store(y, i, np.where(pos, np.sqrt(np.abs(v)), -v * v))
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/exec_model.py:signed"'))
 
-
+# %%
 show(PUZZLES["signed"].check(signed))
-# --8<-- [end:signed]
 
 # %% [markdown]
 # ## 4. 预算：warp 指令数 · Budget: warp instructions
@@ -87,13 +69,8 @@ show(PUZZLES["signed"].check(signed))
 show(PUZZLES["copy4"])
 
 # %%
-# --8<-- [start:copy4]
-def copy4(blk, a, out):
-    base = blk.bx * blk.bdx * 4 + blk.tx  # 4 elements per thread
-    for k in range(4):
-        i = base + k * blk.bdx
-        blk.store(out, i, blk.load(a, i))
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/exec_model.py:copy4"'))
 
-
+# %%
 show(PUZZLES["copy4"].check(copy4))
-# --8<-- [end:copy4]

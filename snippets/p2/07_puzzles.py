@@ -28,14 +28,13 @@ from simtdocs.puzzles import PUZZLES
 show(PUZZLES["double"])
 
 # %%
-# --8<-- [start:double]
-def double(blk, a, out):
-    i = blk.bx * blk.bdx + blk.tx
-    # TODO: every thread writes out[i] = 2 * a[i]
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+from simtdocs.docs import expand_snippets
 
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/p2_threads.py:double"'))
 
+# %%
 show(PUZZLES["double"].check(double))
-# --8<-- [end:double]
 
 # %% [markdown]
 # ## 2. 边界检查：线程比元素多 · Guard: more threads than elements
@@ -44,14 +43,11 @@ show(PUZZLES["double"].check(double))
 show(PUZZLES["guard"])
 
 # %%
-# --8<-- [start:guard]
-def add(blk, a, b, out, n):
-    i = blk.bx * blk.bdx + blk.tx  # TODO: threads with no element must do nothing
-    blk.store(out, i, blk.load(a, i) + blk.load(b, i))
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/p2_threads.py:guard"'))
 
-
+# %%
 show(PUZZLES["guard"].check(add))
-# --8<-- [end:guard]
 
 # %% [markdown]
 # ## 3. 二维下标：按列加偏置 · 2-D indexing: a bias per column
@@ -60,16 +56,11 @@ show(PUZZLES["guard"].check(add))
 show(PUZZLES["add_bias"])
 
 # %%
-# --8<-- [start:add_bias]
-def add_bias(blk, a, bias, out, M, N):
-    row = blk.ty  # TODO: the row and column of this thread in the whole grid
-    col = blk.tx
-    m = (row < M) & (col < N)
-    blk.store(out, (row, col), blk.load(a, (row, col), mask=m) + blk.load(bias, col, mask=m), mask=m)
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/p2_threads.py:add_bias"'))
 
-
+# %%
 show(PUZZLES["add_bias"].check(add_bias))
-# --8<-- [end:add_bias]
 
 # %% [markdown]
 # ## 4. 网格跨步循环：线程比元素少 · Grid-stride loop: fewer threads than elements
@@ -78,16 +69,11 @@ show(PUZZLES["add_bias"].check(add_bias))
 show(PUZZLES["grid_stride"])
 
 # %%
-# --8<-- [start:grid_stride]
-def square(blk, a, out, n):
-    i = blk.bx * blk.bdx + blk.tx  # TODO: a grid-stride loop over all n elements
-    m = i < n
-    v = blk.load(a, i, mask=m)
-    blk.store(out, i, v * v, mask=m)
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/p2_threads.py:grid_stride"'))
 
-
+# %%
 show(PUZZLES["grid_stride"].check(square))
-# --8<-- [end:grid_stride]
 
 # %% [markdown]
 # ## 5. warp 洗牌：一个 warp 的和 · Warp shuffle: the sum of a warp
@@ -96,17 +82,11 @@ show(PUZZLES["grid_stride"].check(square))
 show(PUZZLES["warp_sum"])
 
 # %%
-# --8<-- [start:warp_sum]
-def warp_sum(blk, x, out):
-    i = blk.bx * blk.bdx + blk.tx
-    v = blk.load(x, i)
-    # TODO: add up the 32 values of the warp with blk.shfl_down
-    first = blk.lane == 0
-    blk.store(out, i // 32, v, mask=first)
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/p2_threads.py:warp_sum"'))
 
-
+# %%
 show(PUZZLES["warp_sum"].check(warp_sum))
-# --8<-- [end:warp_sum]
 
 # %% [markdown]
 # ## 6. 共享内存 tile：滑动窗口 · Shared-memory tile: a sliding window
@@ -115,15 +95,11 @@ show(PUZZLES["warp_sum"].check(warp_sum))
 show(PUZZLES["window_sum"])
 
 # %%
-# --8<-- [start:window_sum]
-def window_sum(blk, a, out, n):
-    tile = blk.shared(blk.bdx + 2, np.float32, name="tile")  # the block's elements and 2 more
-    i = blk.bx * blk.bdx + blk.tx
-    # TODO: fill the tile (with its halo), sync, then out[i] = tile[t] + tile[t+1] + tile[t+2]
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/p2_memory.py:window_sum"'))
 
-
+# %%
 show(PUZZLES["window_sum"].check(window_sum))
-# --8<-- [end:window_sum]
 
 # %% [markdown]
 # ## 7. 改错：漏掉的 sync · Fix: the missing sync
@@ -132,17 +108,11 @@ show(PUZZLES["window_sum"].check(window_sum))
 show(PUZZLES["reverse_blocks"])
 
 # %%
-# --8<-- [start:reverse_blocks]
-def reverse_blocks(blk, a, out):
-    tile = blk.shared(blk.bdx, np.float32, name="tile")
-    t = blk.tx
-    i = blk.bx * blk.bdx + t
-    blk.store(tile, t, blk.load(a, i))
-    blk.store(out, i, blk.load(tile, blk.bdx - 1 - t))
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/p2_memory.py:reverse_blocks"'))
 
-
+# %%
 show(PUZZLES["reverse_blocks"].check(reverse_blocks))
-# --8<-- [end:reverse_blocks]
 
 # %% [markdown]
 # ## 8. 改错：按列映射线程 · Fix: a column-major mapping
@@ -151,15 +121,11 @@ show(PUZZLES["reverse_blocks"].check(reverse_blocks))
 show(PUZZLES["scale"])
 
 # %%
-# --8<-- [start:scale]
-def scale(blk, A, B, N):
-    row = blk.bx * blk.bdx + blk.tx
-    col = blk.by * blk.bdy + blk.ty
-    blk.store(B, (row, col), 3 * blk.load(A, (row, col)))
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/p2_memory.py:scale"'))
 
-
+# %%
 show(PUZZLES["scale"].check(scale))
-# --8<-- [end:scale]
 
 # %% [markdown]
 # ## 9. 改错：32 路冲突的 tile · Fix: the 32-way tile
@@ -168,22 +134,11 @@ show(PUZZLES["scale"].check(scale))
 show(PUZZLES["transpose"])
 
 # %%
-# --8<-- [start:transpose]
-def transpose(blk, A, B, N):
-    tile = blk.shared((32, 32), np.float32, name="tile")
-    x = blk.bx * 32 + blk.tx  # blocks of 32×8 threads move 32×32 tiles
-    y = blk.by * 32 + blk.ty
-    for j in range(0, 32, 8):
-        blk.store(tile, (blk.ty + j, blk.tx), blk.load(A, (y + j) * N + x))
-    blk.sync()
-    x = blk.by * 32 + blk.tx
-    y = blk.bx * 32 + blk.ty
-    for j in range(0, 32, 8):
-        blk.store(B, (y + j) * N + x, blk.load(tile, (blk.tx, blk.ty + j)))
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/p2_memory.py:transpose"'))
 
-
+# %%
 show(PUZZLES["transpose"].check(transpose))
-# --8<-- [end:transpose]
 
 # %% [markdown]
 # ## 10. 预算：sector 数 · Budget: sectors
@@ -192,16 +147,11 @@ show(PUZZLES["transpose"].check(transpose))
 show(PUZZLES["pair_sum"])
 
 # %%
-# --8<-- [start:pair_sum]
-def pair_sum(blk, a, out):
-    i = blk.bx * blk.bdx + blk.tx
-    left = blk.load(a, 2 * i)
-    right = blk.load(a, 2 * i + 1)
-    blk.store(out, i, left + right)
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/p2_memory.py:pair_sum"'))
 
-
+# %%
 show(PUZZLES["pair_sum"].check(pair_sum))
-# --8<-- [end:pair_sum]
 
 # %% [markdown]
 # ## 11. 预算：共享内存 wavefront 数 · Budget: shared wavefronts
@@ -210,22 +160,8 @@ show(PUZZLES["pair_sum"].check(pair_sum))
 show(PUZZLES["block_sum"])
 
 # %%
-# --8<-- [start:block_sum]
-def block_sum(blk, x, out):
-    sdata = blk.shared(blk.bdx, np.float32, name="sdata")
-    tid = blk.tx
-    blk.store(sdata, tid, blk.load(x, blk.bx * blk.bdx + tid))
-    blk.sync()
-    s = 1
-    while s < blk.bdx:
-        index = 2 * s * tid
-        w = index < blk.bdx
-        v = blk.load(sdata, index, mask=w) + blk.load(sdata, index + s, mask=w)
-        blk.store(sdata, index, v, mask=w)
-        blk.sync()
-        s *= 2
-    blk.store(out, blk.bx, blk.load(sdata, 0 * tid, mask=tid == 0), mask=tid == 0)
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/p2_memory.py:block_sum"'))
 
-
+# %%
 show(PUZZLES["block_sum"].check(block_sum))
-# --8<-- [end:block_sum]

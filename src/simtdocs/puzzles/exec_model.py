@@ -15,12 +15,14 @@ WID_GRID, WID_BX, WID_BY = 2, 16, 8
 WID_THREADS = WID_BX * WID_BY
 
 
+# --8<-- [start:warp_of]
 def warp_of(blk, warp, lane):
     t = blk.ty * blk.bdx + blk.tx  # the thread's number in its block: x fastest
     g = blk.bx * (blk.bdx * blk.bdy) + t  # one output per thread of the grid
     w = blk.tx // 32  # TODO: the warp of this thread within its block
     blk.store(warp, g, w)
     blk.store(lane, g, blk.tx % 32)  # TODO: its lane
+# --8<-- [end:warp_of]
 
 
 # --8<-- [start:warp_of_solution]
@@ -51,6 +53,7 @@ WARP_OF = Puzzle(
 ALIGN_N, ALIGN_BLOCK, WORK = 4096, 256, 4
 
 
+# --8<-- [start:even_odd]
 def even_odd(blk, a, out):
     i = blk.bx * blk.bdx + blk.tx
     v = blk.load(a, i)
@@ -58,6 +61,7 @@ def even_odd(blk, a, out):
     blk.alu(4, mask=even)
     blk.alu(4, mask=~even)
     blk.store(out, i, np.where(even, 2 * v, v + 100))
+# --8<-- [end:even_odd]
 
 
 # --8<-- [start:even_odd_solution]
@@ -94,6 +98,7 @@ EVEN_ODD = Puzzle(
 SORT_N, SORT_BLOCK = 4096, 256
 
 
+# --8<-- [start:signed]
 def signed(blk, x, order, y):
     i = blk.bx * blk.bdx + blk.tx
     v = blk.load(x, i)
@@ -101,6 +106,7 @@ def signed(blk, x, order, y):
     blk.alu(4, mask=pos)
     blk.alu(4, mask=~pos)
     blk.store(y, i, np.where(pos, np.sqrt(np.abs(v)), -v * v))
+# --8<-- [end:signed]
 
 
 # --8<-- [start:signed_solution]
@@ -140,11 +146,13 @@ COPY_N, COPY_GRID, COPY_BLOCK, PER_THREAD = 8192, 8, 256, 4
 COPY_INSTRUCTIONS = 2 * COPY_GRID * COPY_BLOCK // 32  # one load and one store per warp
 
 
+# --8<-- [start:copy4]
 def copy4(blk, a, out):
     base = blk.bx * blk.bdx * 4 + blk.tx  # 4 elements per thread
     for k in range(4):
         i = base + k * blk.bdx
         blk.store(out, i, blk.load(a, i))
+# --8<-- [end:copy4]
 
 
 # --8<-- [start:copy4_solution]

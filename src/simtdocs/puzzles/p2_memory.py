@@ -19,10 +19,12 @@ WIN_HALO = WIN_WIDTH - 1
 WIN_SECTORS = 2 * WIN_N * 4 // SECTOR_BYTES + WIN_N // WIN_BLOCK
 
 
+# --8<-- [start:window_sum]
 def window_sum(blk, a, out, n):
     tile = blk.shared(blk.bdx + 2, np.float32, name="tile")  # the block's elements and 2 more
     i = blk.bx * blk.bdx + blk.tx
     # TODO: fill the tile (with its halo), sync, then out[i] = tile[t] + tile[t+1] + tile[t+2]
+# --8<-- [end:window_sum]
 
 
 # --8<-- [start:window_sum_solution]
@@ -65,12 +67,14 @@ WINDOW = Puzzle(
 REV_N, REV_BLOCK = 1024, 256
 
 
+# --8<-- [start:reverse_blocks]
 def reverse_blocks(blk, a, out):
     tile = blk.shared(blk.bdx, np.float32, name="tile")
     t = blk.tx
     i = blk.bx * blk.bdx + t
     blk.store(tile, t, blk.load(a, i))
     blk.store(out, i, blk.load(tile, blk.bdx - 1 - t))
+# --8<-- [end:reverse_blocks]
 
 
 # --8<-- [start:reverse_blocks_solution]
@@ -104,10 +108,12 @@ REVERSE = Puzzle(
 SCALE_N, SCALE_BX, SCALE_BY = 64, 32, 8
 
 
+# --8<-- [start:scale]
 def scale(blk, A, B, N):
     row = blk.bx * blk.bdx + blk.tx
     col = blk.by * blk.bdy + blk.ty
     blk.store(B, (row, col), 3 * blk.load(A, (row, col)))
+# --8<-- [end:scale]
 
 
 # --8<-- [start:scale_solution]
@@ -138,6 +144,7 @@ SCALE = Puzzle(
 TR_N, TILE, TR_ROWS = 64, 32, 8
 
 
+# --8<-- [start:transpose]
 def transpose(blk, A, B, N):
     tile = blk.shared((32, 32), np.float32, name="tile")
     x = blk.bx * 32 + blk.tx  # blocks of 32×8 threads move 32×32 tiles
@@ -149,6 +156,7 @@ def transpose(blk, A, B, N):
     y = blk.bx * 32 + blk.ty
     for j in range(0, 32, 8):
         blk.store(B, (y + j) * N + x, blk.load(tile, (blk.tx, blk.ty + j)))
+# --8<-- [end:transpose]
 
 
 # --8<-- [start:transpose_solution]
@@ -187,11 +195,13 @@ PAIR_N, PAIR_BLOCK = 2048, 256
 PAIR_SECTORS = (2 * PAIR_N + PAIR_N) * 4 // SECTOR_BYTES  # read a once, write out once
 
 
+# --8<-- [start:pair_sum]
 def pair_sum(blk, a, out):
     i = blk.bx * blk.bdx + blk.tx
     left = blk.load(a, 2 * i)
     right = blk.load(a, 2 * i + 1)
     blk.store(out, i, left + right)
+# --8<-- [end:pair_sum]
 
 
 # --8<-- [start:pair_sum_solution]
@@ -236,6 +246,7 @@ def conflict_free_wavefronts(threads: int) -> int:
 SUM_WAVEFRONTS = SUM_N // SUM_BLOCK * conflict_free_wavefronts(SUM_BLOCK)
 
 
+# --8<-- [start:block_sum]
 def block_sum(blk, x, out):
     sdata = blk.shared(blk.bdx, np.float32, name="sdata")
     tid = blk.tx
@@ -250,6 +261,7 @@ def block_sum(blk, x, out):
         blk.sync()
         s *= 2
     blk.store(out, blk.bx, blk.load(sdata, 0 * tid, mask=tid == 0), mask=tid == 0)
+# --8<-- [end:block_sum]
 
 
 # --8<-- [start:block_sum_solution]

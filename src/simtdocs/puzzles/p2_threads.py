@@ -18,9 +18,11 @@ from .core import Budget, Case, Coalescing, Puzzle
 DOUBLE_N, DOUBLE_BLOCK = 1024, 256
 
 
+# --8<-- [start:double]
 def double(blk, a, out):
     i = blk.bx * blk.bdx + blk.tx
     # TODO: every thread writes out[i] = 2 * a[i]
+# --8<-- [end:double]
 
 
 # --8<-- [start:double_solution]
@@ -49,9 +51,11 @@ DOUBLE = Puzzle(
 GUARD_N, GUARD_BLOCK = 1000, 256
 
 
+# --8<-- [start:guard]
 def add(blk, a, b, out, n):
     i = blk.bx * blk.bdx + blk.tx  # TODO: threads with no element must do nothing
     blk.store(out, i, blk.load(a, i) + blk.load(b, i))
+# --8<-- [end:guard]
 
 
 # --8<-- [start:add_solution]
@@ -83,11 +87,13 @@ GUARD = Puzzle(
 ROWS, COLS, TILE2 = 50, 70, 16
 
 
+# --8<-- [start:add_bias]
 def add_bias(blk, a, bias, out, M, N):
     row = blk.ty  # TODO: the row and column of this thread in the whole grid
     col = blk.tx
     m = (row < M) & (col < N)
     blk.store(out, (row, col), blk.load(a, (row, col), mask=m) + blk.load(bias, col, mask=m), mask=m)
+# --8<-- [end:add_bias]
 
 
 # --8<-- [start:add_bias_solution]
@@ -119,11 +125,13 @@ MATRIX = Puzzle(
 STRIDE_N, STRIDE_GRID, STRIDE_BLOCK = 10_000, 8, 128
 
 
+# --8<-- [start:grid_stride]
 def square(blk, a, out, n):
     i = blk.bx * blk.bdx + blk.tx  # TODO: a grid-stride loop over all n elements
     m = i < n
     v = blk.load(a, i, mask=m)
     blk.store(out, i, v * v, mask=m)
+# --8<-- [end:grid_stride]
 
 
 # --8<-- [start:square_solution]
@@ -158,12 +166,14 @@ GRID_STRIDE = Puzzle(
 WSUM_N, WSUM_BLOCK = 4096, 256
 
 
+# --8<-- [start:warp_sum]
 def warp_sum(blk, x, out):
     i = blk.bx * blk.bdx + blk.tx
     v = blk.load(x, i)
     # TODO: add up the 32 values of the warp with blk.shfl_down
     first = blk.lane == 0
     blk.store(out, i // 32, v, mask=first)
+# --8<-- [end:warp_sum]
 
 
 # --8<-- [start:warp_sum_solution]
