@@ -40,7 +40,9 @@ BLOCKS = [(32,), (64,), (1,), (7,), (33,), (100,), (130,), (16, 16), (8, 4), (32
 GRIDS = [(1,), (2,), (3,), (4,), (2, 2), (1, 2, 2), (3, 1, 1), (7,), (2, 3)]
 OPS = ["gload", "gload", "gstore", "gstore", "sload", "sload", "sstore", "sstore", "branch", "alu", "sync",
        "syncwarp", "shuffle", "shuffle", "vote", "atomic", "atomic", "inplace"]
-ALL = frozenset(OPS) | {"errors", "views", "wide", "tools", "dynamic", "index_dtypes", "tuple"}
+ALL = frozenset(OPS) | {"errors", "views", "wide", "tools", "dynamic", "index_dtypes", "tuple", "affine"}
+#: Coefficients of affine indices, in units of the access width (see ``Builder.affine``).
+COEFS = [0, 0, 1, 1, -1, 2, 3, 8, 32, 33, -32]
 
 
 class Chooser:
@@ -215,6 +217,10 @@ class Builder:
         inside ``region`` (elements per block) if given."""
         size = int(np.prod(shape))
         n = self.nb * self.T
+        if self.has("affine") and self.c.chance(30):
+            expr = self.affine(shape, width, offset, region)
+            if expr is not None:
+                return expr
         if self.c.chance(25):  # one thread after the other across blocks: i = start + width·(lin·bdx + tid)
             if region:
                 start, fits = 0, region == width * self.T and offset % width == 0
@@ -267,6 +273,51 @@ class Builder:
             return (f"({self.table(r, self.index_dtype(r.min(), r.max()))}, "
                     f"{self.table(col, self.index_dtype(col.min(), col.max()))})")
         return self.table(flat, self.index_dtype(int(flat.min()), int(flat.max())))
+
+    def affine(self, shape, width, offset, region):
+        """An index computed from ``blk.tx``… and ``blk.bx``… by ``+`` and ``*`` (the simulator
+        follows its form), sometimes written into afterwards (which must drop the form)."""
+        size = int(np.prod(shape))
+        tuple_index = len(shape) == 2 and width == 1 and region is None and self.c.chance(40)
+        lin = np.arange(self.nb)
+        gx, gy = self.grid[0], (self.grid + (1, 1))[1]
+        bdx, bdy = self.block[0], (self.block + (1, 1))[1]
+        variables = [(lin % gx)[:, None], (lin // gx % gy)[:, None], (lin // (gx * gy))[:, None],
+                     (self.tid % bdx)[None], (self.tid // bdx % bdy)[None], (self.tid // (bdx * bdy))[None]]
+        names = ["blk.bx", "blk.by", "blk.bz", "blk.tx", "blk.ty", "blk.tz"]
+
+        def one(limit, step):  # an expression with values in [0, limit - step], multiples of step
+            coefs = [self.c.choice(COEFS) * step for _ in names]
+            values = sum(k * v for k, v in zip(coefs, variables)) + np.zeros((self.nb, self.T), np.int64)
+            const = -int(values.min()) + step * self.c.integers(0, 3)
+            if region is not None:  # block b stays inside its own region of the array
+                coefs[:3] = [region, region * gx, region * gx * gy]
+                values = sum(k * v for k, v in zip(coefs, variables)) + np.zeros((self.nb, self.T), np.int64)
+                const = -int((values - lin[:, None] * region).min())
+            values = values + const
+            if values.max() > limit - step and not self.error(3, "bounds"):
+                return None
+            text = " + ".join([str(const)] + [f"{k} * {name}" for k, name in zip(coefs, names) if k])
+            return text, values
+
+        if tuple_index:
+            parts = [one(shape[0], 1), one(shape[1], 1)]
+        else:
+            parts = [one(size, width)]
+            if parts[0] is not None and (offset + parts[0][1].min()) % width:
+                return None
+        if any(p is None for p in parts):
+            return None
+        exprs = []
+        for text, values in parts:
+            name = f"a{next(self.count)}"
+            self.emit(f"{name} = {text}")
+            if self.c.chance(20) and "blk.t" in text:  # a write into the index: its form must go
+                self.emit(f"{name}[..., :1] = {name}[..., -1:]")
+            elif self.c.chance(10) and values.max() + width <= (size if len(parts) == 1 else shape[len(exprs)]) - width:
+                self.emit(f"{name} += {width if len(parts) == 1 else 1}")
+            exprs.append(name)
+        return f"({exprs[0]}, {exprs[1]})" if tuple_index else exprs[0]
 
     def width(self, itemsize, shape=None):
         widths = [w for w in (1, 2, 4) if itemsize * w in (1, 2, 4, 8, 16)]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import atomics
+from . import affine, atomics
 from . import diagnostics
 from .diagnostics import name_in_kernel
 from .indexing import flat_index, per_thread
@@ -98,7 +98,18 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
         raise ValueError(f"{site}: a thread can move 1, 2, 4, 8 or 16 bytes at once, not {lane_bytes}")
     base = byte_offset(array)
     memcheck = "memcheck" in blk._L.tools
-    run = None if isinstance(index, tuple) else contiguous_start(blk, index, width)
+    form, inside = affine.address(index, array.shape, blk._geo.extent, (blk.nblocks, blk.nthreads), width)
+    if form is not None and kind != "atomic":
+        step = affine.contiguous_step(form)
+        if step == width or (step == -1 and width == 1):  # _contiguous checks the active lanes' bounds
+            run = (form.at(blk._geo.block(blk.first)), step)
+        else:
+            run = None
+            done = _strided(blk, site, c, lanes, kind, array, form, width, value, base) if inside else NotImplemented
+            if done is not NotImplemented:
+                return done
+    else:
+        run = None if isinstance(index, tuple) else contiguous_start(blk, index, width)
     if run is not None and (base + run[0] * itemsize) % lane_bytes == 0 and kind != "atomic":
         done = _contiguous(blk, site, c, lanes, kind, array, *run, width, value, base)
         if done is not NotImplemented:
@@ -192,6 +203,11 @@ def _contiguous_sectors(blk, lanes, origin: int, stride: int, lane_bytes: int) -
     ``origin + stride·g``, by end points instead of lane by lane where it can."""
     geo = lanes.geo
     lowest = origin if stride > 0 else origin + (WARP_SIZE - 1) * stride  # of the pass's first warp
+    if lanes.mask is None and not geo.ragged:
+        # Consecutive warps are 32·stride bytes apart, whole sectors: each touches as many
+        # sectors as the first.
+        reach = abs(stride) * (WARP_SIZE - 1) + lane_bytes - 1
+        return blk.nblocks * geo.warps * ((lowest + reach) // SECTOR_BYTES - lowest // SECTOR_BYTES + 1)
     if (lanes.mask is not None and not geo.ragged and lowest % SECTOR_BYTES == 0
             and (blk.nthreads * lane_bytes) % SECTOR_BYTES == 0):
         # Every warp starts on a sector, so each run of 32 / lane_bytes lanes fills one
@@ -258,4 +274,43 @@ def _contiguous(blk, site, c, lanes, kind, array, start, step, width, value, bas
     else:
         keep = lanes.mask.reshape(-1)[g0:g1]
         np.copyto(target, values[g0 * width:g1 * width], where=np.repeat(keep, width) if width > 1 else keep)
+    return None
+
+
+def _strided(blk, site, c, lanes, kind, array, form, width, value, base):
+    """Load or store for an index with an affine form that is not one run: every thread is
+    inside the array (the form says so), the data moves through a strided view, and blocks
+    whole sectors apart are counted as one."""
+    itemsize = array.dtype.itemsize
+    lane_bytes = itemsize * width
+    if (base + form.const * itemsize) % lane_bytes or any(k * itemsize % lane_bytes for k in form.coefs):
+        return NotImplemented  # some lane may be misaligned: the general path finds which
+    mem = array.reshape(-1) if kind == "read" else writable(array).reshape(-1)
+    view = affine.strided_view(mem, form, blk.first, blk.nblocks, width)
+    if view is None or (kind == "write" and not affine.one_to_one(view)):
+        return NotImplemented  # not a box of blocks, or two lanes store to one element
+    geo = lanes.geo
+    k = form.coefs
+    thread_part = form.const + k[3] * np.asarray(geo.tx, np.int64) + k[4] * np.asarray(geo.ty) + k[5] * np.asarray(geo.tz)
+    if lanes.uniform and all(k[j] * itemsize % SECTOR_BYTES == 0 for j in range(3)):
+        one = lanes.single()
+        first = form.at(geo.block(blk.first)) - form.const
+        rows = geo.rows((base + (thread_part + first) * itemsize) // SECTOR_BYTES)
+        sectors = distinct_per_warp(rows, one.row_mask) * blk.nblocks
+    else:
+        block_part = k[0] * np.asarray(blk.bx, np.int64) + k[1] * np.asarray(blk.by) + k[2] * np.asarray(blk.bz)
+        rows = geo.rows((base + (block_part + thread_part) * itemsize) // SECTOR_BYTES)
+        sectors = distinct_per_warp(rows, lanes.row_mask)
+    _count(blk, c, lanes, lane_bytes, sectors)
+    shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())
+    if kind == "read":
+        out = np.empty(shape, array.dtype)
+        out.reshape(view.shape)[...] = view
+        return out if lanes.all else lanes.where(out)
+    values = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value", shape[2:])
+    if lanes.all:
+        view[...] = values.reshape(view.shape)
+    else:
+        keep = lanes.mask.reshape(view.shape[:len(view.shape) - len(shape) + 2])
+        np.copyto(view, values.reshape(view.shape), where=keep[..., None] if width > 1 else keep)
     return None

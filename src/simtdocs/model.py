@@ -26,7 +26,7 @@ import sys
 
 import numpy as np
 
-from . import control, global_memory, shared_memory, trace as tracing, warp_ops
+from . import affine, control, global_memory, shared_memory, trace as tracing, warp_ops
 from .configuration import _check, _dims, _explain, _Launch, _shared_limit
 from .counters import Counters, Stats
 from .devices import H100, Device
@@ -62,9 +62,9 @@ class Block:
         self.nblocks = count
         self.first = first
         ids = np.arange(first, first + count, dtype=np.int32)[:, None]  # 32-bit, as blockIdx is
-        self.bx = ids % self.gdx
-        self.by = (ids // self.gdx) % self.gdy
-        self.bz = ids // (self.gdx * self.gdy)
+        self.bx = affine.variable(ids % self.gdx, 0, geo.extent)
+        self.by = affine.variable((ids // self.gdx) % self.gdy, 1, geo.extent)
+        self.bz = affine.variable(ids // (self.gdx * self.gdy), 2, geo.extent)
         self.tid, self.tx, self.ty, self.tz = geo.tid, geo.tx, geo.ty, geo.tz
         self.lane, self.warp = geo.lane, geo.warp
         self._shared: list[Shared] = []

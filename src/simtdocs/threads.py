@@ -15,6 +15,8 @@ import functools
 
 import numpy as np
 
+from . import affine
+
 #: Lanes of a warp. The counters, shuffles and votes are all defined for this width.
 WARP_SIZE = 32
 
@@ -28,10 +30,11 @@ class Geometry:
         self.threads = self.bdx * self.bdy * self.bdz
         self.warps = -(-self.threads // WARP_SIZE)
         tid = np.arange(self.threads, dtype=np.int32)[None, :]
-        self.tid = tid
-        self.tx = tid % self.bdx
-        self.ty = (tid // self.bdx) % self.bdy
-        self.tz = tid // (self.bdx * self.bdy)
+        self.extent = tuple(grid) + tuple(block)
+        self.tx = affine.variable(tid % self.bdx, 3, self.extent)
+        self.ty = affine.variable((tid // self.bdx) % self.bdy, 4, self.extent)
+        self.tz = affine.variable(tid // (self.bdx * self.bdy), 5, self.extent)
+        self.tid = self.tx + self.bdx * self.ty + self.bdx * self.bdy * self.tz
         self.lane = tid % WARP_SIZE
         self.warp = tid // WARP_SIZE
         #: False for the missing lanes of a partial last warp.

@@ -1,0 +1,255 @@
+"""Affine thread indices: what the simulator knows about ``i = blockIdx.x * blockDim.x + threadIdx.x``.
+
+A compiler sees that ``i`` is an affine function of the thread and block indices, and from
+that alone knows that ``a[i]`` is one contiguous run per warp. The simulator does the same.
+``blk.tx``, ``blk.bx`` and the other indices are ``ThreadIndex`` arrays: besides their values
+they carry a ``Form``, ``c + c_bx·bx + c_by·by + c_bz·bz + c_tx·tx + c_ty·ty + c_tz·tz``, and
+``+``, ``-`` and ``*`` by an integer keep it. An access whose index has a form is bounds-
+checked from the form's extremes, counted from one block when blocks are whole sectors
+apart, and moves its data through a strided view instead of element by element.
+
+The values are always numpy's own; a form only describes them, and the simulator never
+trusts one it cannot prove. It is dropped by anything it cannot follow (``//``, ``%``,
+``np.where``, a mix with loaded data), whenever its range might not fit the dtype (numpy
+would wrap around), and by any write into the array. Writes work as usual from Python
+(``i += 1``, ``i[m] = 0``); numpy's C routines (``np.copyto(i, …)``) see a read-only array,
+so no write can leave a form that no longer describes the values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: The variables of a form, in the order of ``Form.coefs``.
+VARIABLES = ("bx", "by", "bz", "tx", "ty", "tz")
+
+
+@dataclass(frozen=True)
+class Form:
+    """``const + Σ coefs[k] · VARIABLES[k]``, each variable running over ``0 .. extent[k] - 1``."""
+
+    const: int
+    coefs: tuple[int, ...]
+    extent: tuple[int, ...]  # (gdx, gdy, gdz, bdx, bdy, bdz)
+
+    def bounds(self) -> tuple[int, int]:
+        """The smallest and largest value over every thread of the grid."""
+        lo = hi = self.const
+        for c, n in zip(self.coefs, self.extent):
+            reach = c * (n - 1)
+            lo, hi = lo + min(reach, 0), hi + max(reach, 0)
+        return lo, hi
+
+    def plus(self, other: "Form | int", sign: int = 1) -> "Form | None":
+        if isinstance(other, int):
+            return Form(self.const + sign * other, self.coefs, self.extent)
+        if other.extent != self.extent:
+            return None
+        return Form(self.const + sign * other.const, tuple(a + sign * b for a, b in zip(self.coefs, other.coefs)),
+                    self.extent)
+
+    def times(self, k: int) -> "Form":
+        return Form(self.const * k, tuple(c * k for c in self.coefs), self.extent)
+
+    def at(self, block: tuple[int, int, int]) -> int:
+        """The value at thread (0, 0, 0) of ``block``."""
+        return self.const + sum(c * b for c, b in zip(self.coefs, block))
+
+
+class ThreadIndex(np.ndarray):
+    """An integer array of per-thread (or per-block) values with its ``Form`` (or None)."""
+
+    form: Form | None = None
+
+    def __array_finalize__(self, obj):
+        self.form = None  # a view, a copy or a cast: the form would have to be re-derived
+
+    def __repr__(self) -> str:
+        return repr(np.asarray(self))
+
+    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
+        plain = tuple(np.asarray(x) if isinstance(x, ThreadIndex) else x for x in inputs)
+        if out is not None:
+            for o in out:
+                if isinstance(o, ThreadIndex):
+                    unlock(o)
+            kwargs["out"] = tuple(np.asarray(o) if isinstance(o, ThreadIndex) else o for o in out)
+        result = getattr(ufunc, method)(*plain, **kwargs)
+        form = _result_form(ufunc, method, inputs, kwargs)
+        if out is not None:  # in place (``i += 1``): the output is the caller's array
+            if len(out) == 1 and isinstance(out[0], ThreadIndex):
+                return _with_form(out[0], form)
+            return out[0] if len(out) == 1 else out
+        if form is None or not isinstance(result, np.ndarray):
+            return result
+        return _with_form(result.view(ThreadIndex), form)
+
+    def __setitem__(self, key, value):
+        unlock(self)
+        super().__setitem__(key, value)
+
+    def fill(self, value):
+        unlock(self)
+        super().fill(value)
+
+
+def index(values: np.ndarray, form: Form) -> ThreadIndex:
+    """``values`` as a ``ThreadIndex`` with ``form`` (which must describe them)."""
+    return _with_form(np.asarray(values).view(ThreadIndex), form)
+
+
+def variable(values: np.ndarray, k: int, extent: tuple[int, ...]) -> ThreadIndex:
+    """One of the thread or block indices: ``VARIABLES[k]`` itself."""
+    return index(values, Form(0, tuple(int(j == k) for j in range(6)), extent))
+
+
+def form_of(x) -> Form | int | None:
+    """The form of an index: a ``Form``, an int for a constant, None when not affine."""
+    if isinstance(x, ThreadIndex):
+        return x.form
+    if isinstance(x, (int, np.integer)) or (isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "iu"):
+        return int(x)
+    return None
+
+
+def unlock(a: np.ndarray) -> None:
+    """Make ``a`` (and the arrays it is a view of) writable, dropping their forms first."""
+    chain = [a]
+    while isinstance(chain[-1].base, np.ndarray):
+        chain.append(chain[-1].base)
+    for x in chain:
+        if isinstance(x, ThreadIndex):
+            x.form = None
+    for x in reversed(chain):
+        if not x.flags.writeable:
+            x.flags.writeable = True
+
+
+def _with_form(a: ThreadIndex, form: Form | int | None) -> ThreadIndex:
+    if isinstance(form, Form) and a.dtype.kind in "iu":
+        lo, hi = form.bounds()
+        info = np.iinfo(a.dtype)
+        if info.min <= lo and hi <= info.max:  # the exact values fit: numpy did not wrap around
+            a.form = form
+            a.flags.writeable = False  # writes go through unlock(), which drops the form
+            return a
+    a.form = None
+    return a
+
+
+def _result_form(ufunc, method, inputs, kwargs):
+    if method != "__call__" or set(kwargs) - {"out"}:
+        return None
+    forms = [form_of(x) for x in inputs]
+    if any(f is None for f in forms) or not any(isinstance(f, Form) for f in forms):
+        return None
+    if ufunc is np.positive:
+        return forms[0]
+    if ufunc is np.negative:
+        return forms[0].times(-1)
+    if len(forms) != 2:
+        return None
+    a, b = forms
+    if ufunc is np.add or ufunc is np.subtract:
+        sign = 1 if ufunc is np.add else -1
+        if isinstance(a, Form):
+            return a.plus(b, sign)
+        return b.times(sign).plus(a)
+    if ufunc is np.multiply:
+        if isinstance(a, int):
+            return b.times(a)
+        if isinstance(b, int):
+            return a.times(b)
+    return None
+
+
+# -- what an access learns from the form of its index -------------------------------------
+
+
+def address(index, shape: tuple[int, ...], extent: tuple[int, ...], threads: tuple[int, int], width: int = 1):
+    """``(form, inside)``: the flat element index of ``array[index]`` as a form, when every
+    part of the index has one and fits the (blocks, threads) of the pass, and whether every
+    thread of the grid lands inside the array; ``(None, False)`` otherwise. A tuple index
+    needs every thread inside on every axis (as the general path checks them one by one)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    sizes = shape if isinstance(index, tuple) else (int(np.prod(shape)),)
+    if len(parts) != len(sizes):
+        return None, False
+    total: Form | int = 0
+    for part, n in zip(parts, sizes):
+        f = form_of(part)
+        if f is None or isinstance(f, Form) and f.extent != extent:  # not affine, or made by another launch
+            return None, False
+        if isinstance(part, np.ndarray) and part.ndim and (
+                part.ndim != 2 or part.shape[0] not in (1, threads[0]) or part.shape[1] not in (1, threads[1])):
+            return None, False
+        lo, hi = f.bounds() if isinstance(f, Form) else (f, f)
+        if len(parts) > 1 and (lo < 0 or hi >= n):
+            return None, False
+        total = (total.times(n) if isinstance(total, Form) else total * n)
+        total = f.plus(total) if isinstance(f, Form) else total.plus(f) if isinstance(total, Form) else total + f
+    if not isinstance(total, Form):
+        return None, False
+    lo, hi = total.bounds()
+    return total, lo >= 0 and hi + width <= int(np.prod(shape))
+
+
+def contiguous_step(form: Form) -> int | None:
+    """``s`` when thread g of a pass (counted block-major) is at ``start + s·g``, else None."""
+    gdx, gdy, gdz, bdx, bdy, bdz = form.extent
+    T = bdx * bdy * bdz
+    weights = (T, T * gdx, T * gdx * gdy, 1, bdx, bdx * bdy)  # how far g moves per unit of each
+    step = None
+    for c, w, n in zip(form.coefs, weights, form.extent):
+        if n == 1:
+            continue
+        if step is None:
+            if c % w:
+                return None
+            step = c // w
+        if c != step * w:
+            return None
+    return step
+
+
+def pass_axes(form: Form, first: int, blocks: int):
+    """The blocks ``first .. first + blocks - 1`` (linear ids) as axes of a strided view:
+    ``(block index of the first, [(length, coefficient), …])``, when they form a box (a 1-D
+    grid, whole rows of a 2-D grid, whole planes); else None."""
+    gdx, gdy, gdz = form.extent[:3]
+    cx, cy, cz = form.coefs[:3]
+    if gdy * gdz == 1:
+        return (first, 0, 0), [(blocks, cx)]
+    if first % (gdx * gdy) == 0 and blocks % (gdx * gdy) == 0:
+        return (0, 0, first // (gdx * gdy)), [(blocks // (gdx * gdy), cz), (gdy, cy), (gdx, cx)]
+    if gdz == 1 and first % gdx == 0 and blocks % gdx == 0:
+        return (0, first // gdx, 0), [(blocks // gdx, cy), (gdx, cx)]
+    return None
+
+
+def strided_view(mem: np.ndarray, form: Form, first: int, blocks: int, width: int = 1):
+    """Every thread's element(s) of flat ``mem`` over a pass, as a view shaped
+    (block axes…, bdz, bdy, bdx[, width]); None when the pass is not a box of blocks."""
+    axes = pass_axes(form, first, blocks)
+    if axes is None:
+        return None
+    start, block_axes = axes
+    bdx, bdy, bdz = form.extent[3:]
+    cx, cy, cz = form.coefs[3:]
+    axes = block_axes + [(bdz, cz), (bdy, cy), (bdx, cx)] + ([(width, 1)] if width > 1 else [])
+    item = mem.itemsize
+    return np.lib.stride_tricks.as_strided(mem[form.at(start):], tuple(n for n, _ in axes),
+                                           tuple(c * item for _, c in axes), writeable=mem.flags.writeable)
+
+
+def one_to_one(view: np.ndarray) -> bool:
+    """Whether no two positions of a strided ``view`` are the same element (a sufficient test:
+    each axis steps over everything the smaller axes reach)."""
+    reach = 0
+    for step, n in sorted((abs(s), n) for s, n in zip(view.strides, view.shape) if n > 1):
+        if step <= reach:
+            return False
+        reach += step * (n - 1)
+    return True
