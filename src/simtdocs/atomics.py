@@ -38,16 +38,19 @@ def count(c, lanes, distinct: int) -> None:
     c.atomic_conflicts += lanes.count - distinct
 
 
-def apply(mem: np.ndarray, keys: np.ndarray, values: np.ndarray, op: str, compare=None) -> np.ndarray:
+def apply(mem: np.ndarray, keys: np.ndarray, values: np.ndarray, op: str, compare=None, order=None) -> np.ndarray:
     """Apply ``op`` for every lane in order; return the old value each lane saw.
 
     ``mem`` is flat; ``keys`` the element of each lane, ``values`` (and for ``cas`` the
-    ``compare`` values) one per lane, all in serial order.
+    ``compare`` values) one per lane, all in serial order. ``order``, when the caller has a
+    cheap way to find it, lists the lanes grouped by element, each group in serial order.
     """
     values = values.astype(mem.dtype, copy=False)
     cmp = None if compare is None else np.asarray(compare, dtype=mem.dtype)
     if keys.size == 0:
         return values[:0].copy()
+    if order is not None and (op == "exch" or (op == "add" and mem.dtype.kind in "iu")):
+        return _sorted(mem, keys, values, op, cmp, order)
     most = int(np.bincount(keys).max())  # the most lanes on one element
     if most <= ROUNDS:
         return _earliest_first(mem, keys, values, op, cmp)
@@ -96,30 +99,42 @@ def _earliest_first(mem, keys, values, op, cmp):
     return old
 
 
-def _sorted(mem, keys, values, op, cmp):
-    small = keys.max() < 1 << 16  # a stable sort of 16-bit keys is a radix sort: much faster
-    order = np.argsort(keys.astype(np.uint16) if small else keys, kind="stable")  # serial order kept
+def by_element_per_block(elements: np.ndarray) -> np.ndarray:
+    """For lanes (B, T) that each update their own block's copy of an array (shared memory):
+    the flat lane numbers grouped by (block, element), each group in serial order. One short
+    sort per block, which is far faster than one sort of all B·T lanes."""
+    B, T = elements.shape
+    wide = np.int64 if (int(elements.max(initial=0)) + 1) * T >= 1 << 31 else np.int32
+    ordered = np.sort(elements.astype(wide) * T + np.arange(T, dtype=wide), axis=1)  # element, then lane
+    return (ordered % T + (np.arange(B) * T)[:, None]).reshape(-1)
+
+
+def _sorted(mem, keys, values, op, cmp, order=None):
+    if order is None:
+        small = keys.max() < 1 << 16  # a stable sort of 16-bit keys is a radix sort: much faster
+        order = np.argsort(keys.astype(np.uint16) if small else keys, kind="stable")  # serial order kept
     k = keys[order]
     head = np.ones(k.size, dtype=bool)
     head[1:] = k[1:] != k[:-1]
-    start = np.maximum.accumulate(np.where(head, np.arange(k.size), 0))
+    first = np.flatnonzero(head)  # each element's first lane, in sorted order
+    last = np.append(first[1:] - 1, k.size - 1)  # and its last
+    lanes = np.diff(first, append=k.size)  # lanes per element
     old = np.empty(keys.size, dtype=mem.dtype)
     if op == "add" and mem.dtype.kind in "iu":  # integers add exactly in any grouping
         v = values[order]
         run = np.cumsum(v, dtype=mem.dtype)
-        before = run[start] - v[start]  # the running sum before each element's first lane
-        old[order] = mem[k] + (run - v - before)
-        tail = np.append(head[1:], True)  # the last lane of each element: the element's total
-        mem[k[tail]] += run[tail] - before[tail]
+        before = run[first] - v[first]  # the running sum before each element's first lane
+        old[order] = np.repeat(mem[k[first]] - before, lanes) + (run - v)
+        mem[k[first]] += run[last] - before
         return old
     if op == "exch":  # each lane gets the value of the lane before it on its element
         v = values[order]
-        seen = np.where(head, mem[k], np.roll(v, 1))
+        seen = np.roll(v, 1)
+        seen[first] = mem[k[first]]
         old[order] = seen
-        tail = np.append(head[1:], True)
-        mem[k[tail]] = v[tail]
+        mem[k[last]] = v[last]
         return old
-    rank = np.arange(k.size) - start  # the rest: one round per rank, each a numpy step
+    rank = np.arange(k.size) - np.repeat(first, lanes)  # the rest: one round per rank, each a numpy step
     by_rank = np.argsort(rank, kind="stable")
     bounds = np.flatnonzero(np.diff(rank[by_rank], prepend=-1))
     for group in np.split(order[by_rank], bounds[1:]):

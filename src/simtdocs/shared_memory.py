@@ -140,15 +140,24 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
     # The tables too, while they are still shared by all blocks and this access keeps them so.
     same = counted_once and arr.uniform and kind != "atomic"
     repeat = B if same else 1
+    # An atomic leaves the race tables alone and, once every element is written, initcheck's
+    # too: it does not need tables per block.
+    tables_too = not (kind == "atomic" and arr.uniform and arr.written.all())
     if not same:
-        arr.per_block()
+        if tables_too:
+            arr.per_block()
         flat = np.broadcast_to(flat, (B, blk.nthreads))
         bad = None if bad is None else np.broadcast_to(bad, (B, blk.nthreads))
         one = lanes
     run = one if bad is None else one.without(bad)
-    b, t = run.threads
-    key = b * arr.size + flat[b, t]
-    warp = t // 32
+    if run.all and not same:  # every lane of every block: the lanes in serial order are a reshape
+        b, t = np.arange(B)[:, None], np.arange(blk.nthreads)[None, :]
+        key = (b * arr.size + flat).reshape(-1)
+        warp = np.broadcast_to(t // 32, (B, blk.nthreads)).reshape(-1)
+    else:
+        b, t = run.threads
+        key = b * arr.size + flat[b, t]
+        warp = t // 32
     if width > 1:
         key = (key[:, None] + np.arange(width)).reshape(-1)
         warp = np.repeat(warp, width)
@@ -167,6 +176,8 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
                 return got.copy()  # a slice is a view: the value must not change with memory
             out = np.zeros((B, blk.nthreads) + extra, arr.dtype)
             out[:, _run(t)] = got
+        elif run.all:
+            out = data[key].reshape((B, blk.nthreads) + extra)
         else:
             out = np.zeros((B, blk.nthreads) + extra, arr.dtype)
             out[b, t] = data[key].reshape((-1,) + extra)
@@ -184,9 +195,17 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
     cmp = None
     if op == "cas":
         cmp = per_thread(np.asarray(compare, dtype=arr.dtype), B, blk.nthreads, site, "compare")[b, t]
-    old = atomics.apply(data, key, values[b, t], op, cmp)
-    arr.written[key] = True
+    if run.all:  # b and t broadcast: the lanes' values are the arrays themselves, in order
+        order = atomics.by_element_per_block(flat) if B > 1 else None
+        old = atomics.apply(data, key, np.broadcast_to(values, flat.shape).reshape(-1), op,
+                            None if cmp is None else cmp.reshape(-1), order)
+    else:
+        old = atomics.apply(data, key, values[b, t], op, cmp)
+    if tables_too:
+        arr.written[key] = True
     atomics.count(c, lanes, distinct_per_warp(lanes.geo.rows(flat), lanes.row_mask))
+    if run.all:
+        return old.reshape(B, blk.nthreads)
     out = np.zeros((B, blk.nthreads), arr.dtype)
     out[b, t] = old
     return out
