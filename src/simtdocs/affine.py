@@ -71,13 +71,13 @@ class ThreadIndex(np.ndarray):
 
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
         plain = tuple(np.asarray(x) if isinstance(x, ThreadIndex) else x for x in inputs)
+        form = _result_form(ufunc, method, inputs, kwargs)  # before unlocking: ``i += 1`` reads i
         if out is not None:
             for o in out:
                 if isinstance(o, ThreadIndex):
                     unlock(o)
             kwargs["out"] = tuple(np.asarray(o) if isinstance(o, ThreadIndex) else o for o in out)
         result = getattr(ufunc, method)(*plain, **kwargs)
-        form = _result_form(ufunc, method, inputs, kwargs)
         if out is not None:  # in place (``i += 1``): the output is the caller's array
             if len(out) == 1 and isinstance(out[0], ThreadIndex):
                 return _with_form(out[0], form)
@@ -93,6 +93,18 @@ class ThreadIndex(np.ndarray):
     def fill(self, value):
         unlock(self)
         super().fill(value)
+
+    # Reinterpreting the memory in place changes what each position holds: the form goes.
+    def _reinterpret(name):
+        attribute = getattr(np.ndarray, name)
+
+        def put(self, value):
+            self.form = None
+            attribute.__set__(self, value)
+        return property(attribute.__get__, put)
+
+    shape, dtype, strides = _reinterpret("shape"), _reinterpret("dtype"), _reinterpret("strides")
+    del _reinterpret
 
 
 def index(values: np.ndarray, form: Form) -> ThreadIndex:

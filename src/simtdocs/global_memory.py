@@ -291,14 +291,17 @@ def _strided(blk, site, c, lanes, kind, array, form, width, value, base):
         return NotImplemented  # not a box of blocks, or two lanes store to one element
     geo = lanes.geo
     k = form.coefs
-    thread_part = form.const + k[3] * np.asarray(geo.tx, np.int64) + k[4] * np.asarray(geo.ty) + k[5] * np.asarray(geo.tz)
+    wide = [np.asarray(v, np.int64) for v in (geo.tx, geo.ty, geo.tz)]  # the engine's own copies
+    thread_part = form.const + k[3] * wide[0] + k[4] * wide[1] + k[5] * wide[2]
     if lanes.uniform and all(k[j] * itemsize % SECTOR_BYTES == 0 for j in range(3)):
         one = lanes.single()
         first = form.at(geo.block(blk.first)) - form.const
         rows = geo.rows((base + (thread_part + first) * itemsize) // SECTOR_BYTES)
         sectors = distinct_per_warp(rows, one.row_mask) * blk.nblocks
     else:
-        block_part = k[0] * np.asarray(blk.bx, np.int64) + k[1] * np.asarray(blk.by) + k[2] * np.asarray(blk.bz)
+        ids = np.arange(blk.first, blk.first + blk.nblocks, dtype=np.int64)[:, None]  # not blk.bx: the kernel's
+        gx, gy = geo.grid[0], geo.grid[1]
+        block_part = k[0] * (ids % gx) + k[1] * (ids // gx % gy) + k[2] * (ids // (gx * gy))
         rows = geo.rows((base + (block_part + thread_part) * itemsize) // SECTOR_BYTES)
         sectors = distinct_per_warp(rows, lanes.row_mask)
     _count(blk, c, lanes, lane_bytes, sectors)

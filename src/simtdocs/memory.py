@@ -28,13 +28,17 @@ _NONE = np.iinfo(np.int64).max  # sorts after every real value: marks a lane tha
 
 def _distinct_sorted(rows: np.ndarray, active: np.ndarray | None) -> int:
     """Distinct active values per row, summed, by sorting each row."""
+    none = _NONE
+    low = int(rows.min())
+    if int(rows.max()) - low < 0xFFFF:  # 16-bit values (shared memory): a much faster sort
+        rows, none = (rows - low).astype(np.uint16), 0xFFFF
     if active is not None:
-        rows = np.where(active, rows, _NONE)
+        rows = np.where(active, rows, none)
     ordered = np.sort(rows, axis=1)
     new = ordered[:, 1:] != ordered[:, :-1]
     if active is not None:
-        new &= ordered[:, 1:] != _NONE
-        return int(np.count_nonzero(new) + np.count_nonzero(ordered[:, 0] != _NONE))
+        new &= ordered[:, 1:] != none
+        return int(np.count_nonzero(new) + np.count_nonzero(ordered[:, 0] != none))
     return int(np.count_nonzero(new) + ordered.shape[0])
 
 

@@ -65,8 +65,7 @@ class Block:
         self.bx = affine.variable(ids % self.gdx, 0, geo.extent)
         self.by = affine.variable((ids // self.gdx) % self.gdy, 1, geo.extent)
         self.bz = affine.variable(ids // (self.gdx * self.gdy), 2, geo.extent)
-        self.tid, self.tx, self.ty, self.tz = geo.tid, geo.tx, geo.ty, geo.tz
-        self.lane, self.warp = geo.lane, geo.warp
+        self.tid, self.tx, self.ty, self.tz, self.lane, self.warp = geo.indices()
         self._shared: list[Shared] = []
         self._static_bytes = 0
         self._dynamic_bytes = 0

@@ -41,6 +41,13 @@ class Geometry:
         self.lane_exists = np.arange(self.warps * WARP_SIZE) < self.threads
         self.ragged = self.threads % WARP_SIZE != 0
 
+    def indices(self) -> tuple:
+        """Fresh ``tid, tx, ty, tz, lane, warp`` for one pass: a kernel may write into its own
+        copies (``t = blk.tx; t += 1``) without touching the ones the engine counts with."""
+        def copy(a):
+            return affine.index(a.copy(), a.form)
+        return (copy(self.tid), copy(self.tx), copy(self.ty), copy(self.tz), self.lane.copy(), self.warp.copy())
+
     def block(self, linear: int) -> tuple[int, int, int]:
         """``blockIdx`` of the block with linear id ``linear`` (x fastest)."""
         gx, gy, _ = self.grid
