@@ -42,7 +42,7 @@ class Form:
             lo, hi = lo + min(reach, 0), hi + max(reach, 0)
         return lo, hi
 
-    def plus(self, other: "Form | int", sign: int = 1) -> "Form | None":
+    def plus(self, other: Form | int, sign: int = 1) -> Form | None:
         if isinstance(other, int):
             return Form(self.const + sign * other, self.coefs, self.extent)
         if other.extent != self.extent:
@@ -50,7 +50,7 @@ class Form:
         return Form(self.const + sign * other.const, tuple(a + sign * b for a, b in zip(self.coefs, other.coefs)),
                     self.extent)
 
-    def times(self, k: int) -> "Form":
+    def times(self, k: int) -> Form:
         return Form(self.const * k, tuple(c * k for c in self.coefs), self.extent)
 
     def at(self, block: tuple[int, int, int]) -> int:

@@ -227,7 +227,7 @@ def record(blk, site: Site, kind: str, array, index, mask, width: int) -> None:
                            served=served, ideal_wavefronts=ideal,
                            banks=tuple(a // WORD_BYTES % BANKS for a in addresses), **common)
     else:
-        from .global_memory import byte_offset
+        from .arguments import byte_offset
 
         base = byte_offset(array)
         addresses = tuple(base + f * itemsize for f in flat)

@@ -1,0 +1,183 @@
+"""Global accesses whose addresses have a known shape, counted and moved without looking
+at every lane: one run of lanes (``i = bx·bdx + tx``, or backwards), found from the index's
+end points or its affine form, and any other affine index, moved through a strided view.
+``global_memory.access`` tries these first and falls back to lane-by-lane work."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import affine
+from .arguments import writable
+from .indexing import per_thread
+from .memory import SECTOR_BYTES, distinct_per_warp
+from .threads import WARP_SIZE
+
+
+def count(blk, c, lanes, lane_bytes: int, sectors: int) -> None:
+    """The counters of one global load, store or atomic: its warp instructions and requests,
+    the sectors it touches (worked out by the caller's path) and the bytes asked for."""
+    c.sectors += sectors
+    c.requests += blk._issue(c, lanes)
+    c.requested_bytes += lanes.count * lane_bytes
+
+
+def contiguous_start(blk, index, width: int):
+    """``(s, step)`` if thread t of the pass (block-major) accesses element ``s + step·t``,
+    with ``step`` = ``width`` (forwards) or -1 (backwards, scalar accesses); else None.
+
+    Nearly every 1-D kernel (``i = bx·bdx + tx``, or ``n - 1 - i`` to reverse) has this
+    shape; it makes the bounds check, the sectors and the data movement a matter of end
+    points. Remembered per index array, which a kernel usually passes to several accesses.
+    """
+    memo = blk._contiguous_memo
+    if memo is not None and memo[0] is index and memo[1] == width:
+        return memo[2]
+    found = None
+    n = blk.nblocks * blk.nthreads
+    if (isinstance(index, np.ndarray) and index.shape == (blk.nblocks, blk.nthreads)
+            and index.dtype.kind in "iu" and index.flags.c_contiguous):
+        flat = index.reshape(-1)
+        s0 = int(flat[0])
+        for step in (width, -1) if width == 1 else (width,):
+            if int(flat[-1]) == s0 + step * (n - 1):
+                probe = flat[::97].astype(np.int64)
+                if np.array_equal(probe, s0 + step * np.arange(0, n, 97, dtype=np.int64)):
+                    expected = np.arange(s0, s0 + step * n, step, dtype=flat.dtype)
+                    if expected.size == n and np.array_equal(flat, expected):
+                        found = (s0, step)
+                break
+    blk._contiguous_memo = (index, width, found)
+    return found
+
+
+def _runs_with_an_active_lane(rows: np.ndarray, run: int) -> int:
+    """How many runs of ``run`` consecutive lanes (1 to 32) have an active one. The mask's
+    bytes are read as one integer per run (a bool is one byte), which is much faster than
+    ``any`` along a short axis."""
+    flat = np.ascontiguousarray(rows).reshape(-1)
+    if run <= 8:
+        return int(np.count_nonzero(flat.view(f"u{run}")))
+    words = flat.view(np.uint64).reshape(-1, run // 8)
+    return int(np.count_nonzero(np.bitwise_or.reduce(words, axis=1)))
+
+
+def _contiguous_sectors(blk, lanes, origin: int, stride: int, lane_bytes: int) -> int:
+    """Sectors of an access where thread g of the pass (block-major) starts at byte
+    ``origin + stride·g``, by end points instead of lane by lane where it can."""
+    geo = lanes.geo
+    lowest = origin if stride > 0 else origin + (WARP_SIZE - 1) * stride  # of the pass's first warp
+    if lanes.mask is None and not geo.ragged:
+        # Consecutive warps are 32·stride bytes apart, whole sectors: each touches as many
+        # sectors as the first.
+        reach = abs(stride) * (WARP_SIZE - 1) + lane_bytes - 1
+        return blk.nblocks * geo.warps * ((lowest + reach) // SECTOR_BYTES - lowest // SECTOR_BYTES + 1)
+    if (lanes.mask is not None and not geo.ragged and lowest % SECTOR_BYTES == 0
+            and (blk.nthreads * lane_bytes) % SECTOR_BYTES == 0):
+        # Every warp starts on a sector, so each run of 32 / lane_bytes lanes fills one
+        # sector: a warp's sectors are its runs with an active lane, whatever the mask.
+        return _runs_with_an_active_lane(lanes.row_mask, SECTOR_BYTES // lane_bytes)
+    # Every full warp from its first and last lane; the others lane by lane.
+    first = (np.arange(blk.nblocks)[:, None] * blk.nthreads + WARP_SIZE * np.arange(geo.warps)).reshape(-1)
+    last = np.minimum(first + WARP_SIZE, (first // blk.nthreads + 1) * blk.nthreads) - 1
+    full = lanes.row_full
+    sel = (first, last) if full is None else (first[full], last[full])
+    a, b = (origin + stride * g for g in sel)
+    low, high = np.minimum(a, b), np.maximum(a, b)
+    sectors = int((((high + lane_bytes - 1) // SECTOR_BYTES) - low // SECTOR_BYTES + 1).sum())
+    if full is not None:
+        partial = lanes.row_any & ~full
+        if partial.any():
+            addr = origin + stride * (first[partial][:, None] + np.arange(WARP_SIZE))
+            sectors += distinct_per_warp(addr // SECTOR_BYTES, lanes.row_mask[partial])
+    return sectors
+
+
+def _lane_memory(mem, start: int, step: int, width: int, g0: int, g1: int):
+    """The memory of lanes g0..g1-1 of an access ``start + step·g``, in lane order."""
+    if step > 0:
+        return mem[start + g0 * width:start + g1 * width]
+    return mem[start - g1 + 1:start - g0 + 1][::-1]
+
+
+def contiguous(blk, site, c, lanes, kind, array, start, step, width, value, base):
+    """Load or store for an index ``start + step·t``: bounds, sectors and data by end points."""
+    n = blk.nblocks * blk.nthreads
+    mem = array.reshape(-1)
+    lo, hi = lanes.span
+    if hi >= lo:
+        ends = (start + step * lo, start + step * hi)
+        if min(ends) < 0 or max(ends) + width > mem.size:
+            return NotImplemented  # out of bounds: the general path reports it
+    itemsize = array.dtype.itemsize
+    lane_bytes = itemsize * width
+    count(blk, c, lanes, lane_bytes, _contiguous_sectors(blk, lanes, base + start * itemsize, step * itemsize, lane_bytes))
+    shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())
+    # Lanes past either end are inactive (checked above): move only the lanes inside.
+    if step > 0:
+        g0, g1 = max(0, -(start // width)), min(n, (mem.size - start) // width)
+    else:
+        g0, g1 = max(0, start - mem.size + 1), min(n, start + 1)
+    # The active lanes as one run lo..hi (every lane between them active: a ragged tail, a
+    # guard like i < n) are moved by slices alone; other masks pick their lanes.
+    dense = lanes.all or hi < lo or lanes.count == hi - lo + 1
+    if dense and not lanes.all:
+        g0, g1 = max(g0, lo), min(g1, hi + 1)
+    g1 = max(g0, g1)
+    if kind == "read":
+        if dense and (g0, g1) == (0, n):
+            return _lane_memory(mem, start, step, width, g0, g1).reshape(shape).copy()
+        out = np.zeros((n * width,), array.dtype)
+        out[g0 * width:g1 * width] = _lane_memory(mem, start, step, width, g0, g1)
+        return out.reshape(shape) if dense else lanes.where(out.reshape(shape))
+    values = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value",
+                        shape[2:]).reshape(n * width)
+    target = _lane_memory(writable(array).reshape(-1), start, step, width, g0, g1)
+    if dense:
+        target[:] = values[g0 * width:g1 * width]
+    else:
+        keep = lanes.mask.reshape(-1)[g0:g1]
+        np.copyto(target, values[g0 * width:g1 * width], where=np.repeat(keep, width) if width > 1 else keep)
+    return None
+
+
+def strided(blk, site, c, lanes, kind, array, form, width, value, base):
+    """Load or store for an index with an affine form that is not one run: every thread is
+    inside the array (the form says so), the data moves through a strided view, and blocks
+    whole sectors apart are counted as one."""
+    itemsize = array.dtype.itemsize
+    lane_bytes = itemsize * width
+    if (base + form.const * itemsize) % lane_bytes or any(k * itemsize % lane_bytes for k in form.coefs):
+        return NotImplemented  # some lane may be misaligned: the general path finds which
+    mem = array.reshape(-1) if kind == "read" else writable(array).reshape(-1)
+    view = affine.strided_view(mem, form, blk.first, blk.nblocks, width)
+    if view is None or (kind == "write" and not affine.one_to_one(view)):
+        return NotImplemented  # not a box of blocks, or two lanes store to one element
+    geo = lanes.geo
+    k = form.coefs
+    wide = [np.asarray(v, np.int64) for v in (geo.tx, geo.ty, geo.tz)]  # the engine's own copies
+    thread_part = form.const + k[3] * wide[0] + k[4] * wide[1] + k[5] * wide[2]
+    if lanes.uniform and all(k[j] * itemsize % SECTOR_BYTES == 0 for j in range(3)):
+        one = lanes.single()
+        first = form.at(geo.block(blk.first)) - form.const
+        rows = geo.rows((base + (thread_part + first) * itemsize) // SECTOR_BYTES)
+        sectors = distinct_per_warp(rows, one.row_mask) * blk.nblocks
+    else:
+        ids = np.arange(blk.first, blk.first + blk.nblocks, dtype=np.int64)[:, None]  # not blk.bx: the kernel's
+        gx, gy = geo.grid[0], geo.grid[1]
+        block_part = k[0] * (ids % gx) + k[1] * (ids // gx % gy) + k[2] * (ids // (gx * gy))
+        rows = geo.rows((base + (block_part + thread_part) * itemsize) // SECTOR_BYTES)
+        sectors = distinct_per_warp(rows, lanes.row_mask)
+    count(blk, c, lanes, lane_bytes, sectors)
+    shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())
+    if kind == "read":
+        out = np.empty(shape, array.dtype)
+        out.reshape(view.shape)[...] = view
+        return out if lanes.all else lanes.where(out)
+    values = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value", shape[2:])
+    if lanes.all:
+        view[...] = values.reshape(view.shape)
+    else:
+        keep = lanes.mask.reshape(view.shape[:len(view.shape) - len(shape) + 2])
+        np.copyto(view, values.reshape(view.shape), where=keep[..., None] if width > 1 else keep)
+    return None
