@@ -8,8 +8,11 @@ The parts, one module each:
 
 * ``simtdocs.model``: the programming model (``launch``, ``cdiv``, the ``blk`` a kernel sees)
 * ``simtdocs.threads``: warps as rows of 32 lanes, and the masks of active lanes
+* ``simtdocs.affine``: thread indices that carry their form ``c + a·bx + b·tx …``, as a
+  compiler knows them, so an access of a known shape is counted and moved without a scan
 * ``simtdocs.global_memory`` and ``simtdocs.shared_memory``: what one warp access touches,
-  and the hazards between warps; ``simtdocs.atomics``, ``simtdocs.warp_ops`` (shuffles,
+  and the hazards between warps (``simtdocs.global_runs``: addresses of a known shape;
+  ``simtdocs.arguments``: where an array sits in its allocation); ``simtdocs.atomics``, ``simtdocs.warp_ops`` (shuffles,
   votes) and ``simtdocs.control`` (branches, barriers)
 * ``simtdocs.memory``: sectors and bank wavefronts of one warp access
 * ``simtdocs.counters``: the counters a launch returns, and a time estimate

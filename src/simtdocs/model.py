@@ -12,10 +12,11 @@ To be fast, ``blk`` stands for a *batch* of blocks: thread-indexed values have s
 instruction, so it does not depend on the batch size. A kernel that branches in Python
 on a block index (``if blk.bx == 0:``) needs ``launch(..., blocks_per_pass=1)``.
 
-Where each concern lives: ``threads`` (warps and masks), ``global_memory`` and
-``shared_memory`` (accesses, sectors, wavefronts, hazards), ``memory`` (the counting),
-``atomics``, ``warp_ops`` (shuffles and votes), ``control`` (branches and barriers),
-``diagnostics`` (the sanitizer's messages). ``simtdocs.reference`` is the same model
+Where each concern lives: ``threads`` (warps and masks), ``affine`` (thread indices that
+know they are ``c + a·bx + b·tx …``), ``global_memory`` and ``shared_memory`` (accesses,
+sectors, wavefronts, hazards; ``global_runs`` for addresses of a known shape, ``arguments``
+for where an array sits), ``memory`` (the counting), ``atomics``, ``warp_ops`` (shuffles
+and votes), ``control`` (branches and barriers), ``diagnostics`` (the sanitizer's messages). ``simtdocs.reference`` is the same model
 written one lane at a time: the definition every counter here must agree with.
 """
 
