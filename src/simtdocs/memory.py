@@ -55,6 +55,8 @@ def distinct_per_warp(rows: np.ndarray, active: np.ndarray | None = None) -> int
             rows, active = rows[live], active[live]
     if rows.size == 0:
         return 0
+    if int(rows.max()) - int(rows.min()) < 0xFFFF:  # 16-bit values: sorting is cheaper than the test below
+        return _distinct_sorted(rows, active)
     step = np.diff(rows, axis=1)
     monotone = (step.min(axis=1) >= 0) | (step.max(axis=1) <= 0)
     total = 0
@@ -102,12 +104,23 @@ def wavefronts(rows: np.ndarray, active: np.ndarray | None = None) -> tuple[int,
     n = rows.shape[0]
     if n == 0:
         return 0, 0
-    lowest, highest = rows.min(axis=1), rows.max(axis=1)
+    if rows.min() >= 0 and rows.max() <= 0xFFFF:
+        rows = rows.astype(np.uint16)  # every shared-memory word address fits: a faster sort
+    ordered = np.sort(rows, axis=1)
     # Distinct words less than 32 apart are in 32 different banks: one wavefront.
-    spread = highest - lowest >= BANKS
+    spread = ordered[:, -1].astype(np.int64) - ordered[:, 0] >= BANKS
     total = n - int(np.count_nonzero(spread))
     if not spread.any():
         return total, n
+    rest = ordered if spread.all() else ordered[spread]
+    # The others take as many wavefronts as the most distinct words any one bank holds.
+    new = np.empty(rest.shape, dtype=bool)
+    new[:, 0] = True
+    np.not_equal(rest[:, 1:], rest[:, :-1], out=new[:, 1:])
+    row = np.broadcast_to(np.arange(rest.shape[0])[:, None], rest.shape)[new]
+    per_bank = np.bincount(row * BANKS + rest[new] % BANKS, minlength=rest.shape[0] * BANKS)
+    total += int(per_bank.reshape(-1, BANKS).max(axis=1).sum())
+    return total, n
     rest = rows[spread]
     # Lanes that step through words with a constant stride s put gcd(s, 32) words in every
     # bank they touch: the textbook case, no sort needed.
