@@ -43,7 +43,8 @@ def apply(mem: np.ndarray, keys: np.ndarray, values: np.ndarray, op: str, compar
 
     ``mem`` is flat; ``keys`` the element of each lane, ``values`` (and for ``cas`` the
     ``compare`` values) one per lane, all in serial order. ``order``, when the caller has a
-    cheap way to find it, lists the lanes grouped by element, each group in serial order.
+    cheap way to find it, is ``(lanes, their keys)`` with the lanes grouped by element, each
+    group in serial order (``by_element_per_block``).
     """
     values = values.astype(mem.dtype, copy=False)
     cmp = None if compare is None else np.asarray(compare, dtype=mem.dtype)
@@ -99,21 +100,26 @@ def _earliest_first(mem, keys, values, op, cmp):
     return old
 
 
-def by_element_per_block(elements: np.ndarray) -> np.ndarray:
-    """For lanes (B, T) that each update their own block's copy of an array (shared memory):
-    the flat lane numbers grouped by (block, element), each group in serial order. One short
-    sort per block, which is far faster than one sort of all B·T lanes."""
+def by_element_per_block(elements: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """For lanes (B, T) that each update their own block's copy of an array of ``size``
+    elements (shared memory): the flat lane numbers grouped by (block, element), each group
+    in serial order, and the key (block·size + element) of each. One short sort per block,
+    which is far faster than one sort of all B·T lanes."""
     B, T = elements.shape
     wide = np.int64 if (int(elements.max(initial=0)) + 1) * T >= 1 << 31 else np.int32
     ordered = np.sort(elements.astype(wide) * T + np.arange(T, dtype=wide), axis=1)  # element, then lane
-    return (ordered % T + (np.arange(B) * T)[:, None]).reshape(-1)
+    element, lane = np.divmod(ordered, T)
+    order = (lane + (np.arange(B) * T)[:, None]).reshape(-1)
+    return order, (element + (np.arange(B) * size)[:, None]).reshape(-1)
 
 
-def _sorted(mem, keys, values, op, cmp, order=None):
-    if order is None:
+def _sorted(mem, keys, values, op, cmp, grouped=None):
+    if grouped is None:
         small = keys.max() < 1 << 16  # a stable sort of 16-bit keys is a radix sort: much faster
         order = np.argsort(keys.astype(np.uint16) if small else keys, kind="stable")  # serial order kept
-    k = keys[order]
+        k = keys[order]
+    else:
+        order, k = grouped
     head = np.ones(k.size, dtype=bool)
     head[1:] = k[1:] != k[:-1]
     first = np.flatnonzero(head)  # each element's first lane, in sorted order

@@ -196,7 +196,7 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
     if op == "cas":
         cmp = per_thread(np.asarray(compare, dtype=arr.dtype), B, blk.nthreads, site, "compare")[b, t]
     if run.all:  # b and t broadcast: the lanes' values are the arrays themselves, in order
-        order = atomics.by_element_per_block(flat) if B > 1 else None
+        order = atomics.by_element_per_block(flat, arr.size) if B > 1 else None
         old = atomics.apply(data, key, np.broadcast_to(values, flat.shape).reshape(-1), op,
                             None if cmp is None else cmp.reshape(-1), order)
     else:
