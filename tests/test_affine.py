@@ -626,7 +626,17 @@ def written_into(blk, a, out):
     blk.store(out, i, v + blk.tid)
 
 
+def one_lane_per_block(blk, a, out, last):
+    """The end of every reduction: one chosen thread of each block stores the block's value."""
+    blk.store(out, (blk.by, blk.bx), blk.load(a, blk.bx + 0 * blk.tx) + blk.tid, mask=blk.tid == 5)
+    blk.store(last, (blk.by, blk.bx), blk.tid, mask=blk.tid >= 7)  # many lanes: the last one's value stays
+
+
 CASES = {
+    "one lane per block stores": (one_lane_per_block, (3, 2), (4, 3),
+                                  lambda: (np.arange(3, dtype=np.float32) + 0.5, np.full((2, 3), -1, np.float32),
+                                           np.full((2, 3), -1, np.int32)),
+                                  lambda a, out, last: np.array_equal(out, np.tile(a + 5, (2, 1))) and (last == 11).all()),
     "transpose 16×16": (transpose, (3, 2), (16, 16),
                         lambda: (np.arange(32 * 48, dtype=np.float32).reshape(32, 48), np.zeros((48, 32), np.float32)),
                         lambda a, out: np.array_equal(out, a.T)),

@@ -151,9 +151,18 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base):
         return NotImplemented  # some lane may be misaligned: the general path finds which
     mem = array.reshape(-1) if kind == "read" else writable(array).reshape(-1)
     view = affine.strided_view(mem, form, blk.first, blk.nblocks, width)
-    if view is None or (kind == "write" and not affine.one_to_one(view)):
-        return NotImplemented  # not a box of blocks, or two lanes store to one element
+    if view is None:
+        return NotImplemented  # not a box of blocks
     geo = lanes.geo
+    lane = None  # the one thread of every block that stores, when that is all that stores
+    if kind == "write" and not affine.one_to_one(view):
+        if not (lanes.uniform and lanes.mask is not None and lanes.count == blk.nblocks):
+            return NotImplemented  # two lanes may store to one element: the general path orders them
+        lane = int(np.argmax(lanes.one[0]))  # ``if (tid == 0) out[blockIdx.x] = …``
+        x, y, z = geo.thread(lane)
+        view = view[(Ellipsis, z, y, x) + ((slice(None),) if width > 1 else ())]
+        if not affine.one_to_one(view):
+            return NotImplemented
     k = form.coefs
     wide = [np.asarray(v, np.int64) for v in (geo.tx, geo.ty, geo.tz)]  # the engine's own copies
     thread_part = form.const + k[3] * wide[0] + k[4] * wide[1] + k[5] * wide[2]
@@ -170,14 +179,22 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base):
         sectors = distinct_per_warp(rows, lanes.row_mask)
     count(blk, c, lanes, lane_bytes, sectors)
     shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())
+    # Copy in the order the elements sit in memory (the largest stride outermost): longer
+    # runs on the memory side than the threads' order gives.
+    in_memory = np.argsort([-abs(s) for s in view.strides], kind="stable")
     if kind == "read":
         out = np.empty(shape, array.dtype)
-        out.reshape(view.shape)[...] = view
+        out.reshape(view.shape).transpose(in_memory)[...] = view.transpose(in_memory)
         return out if lanes.all else lanes.where(out)
     values = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value", shape[2:])
+    if lane is not None:
+        view[...] = values[:, lane].reshape(view.shape)
+        return None
+    values = values.reshape(view.shape).transpose(in_memory)
     if lanes.all:
-        view[...] = values.reshape(view.shape)
+        view.transpose(in_memory)[...] = values
     else:
         keep = lanes.mask.reshape(view.shape[:len(view.shape) - len(shape) + 2])
-        np.copyto(view, values.reshape(view.shape), where=keep[..., None] if width > 1 else keep)
+        keep = np.broadcast_to(keep[..., None] if width > 1 else keep, view.shape).transpose(in_memory)
+        np.copyto(view.transpose(in_memory), values, where=keep)
     return None
