@@ -11,9 +11,10 @@ The input is one row of 32 lanes per warp (see ``simtdocs.threads``), plus which
   largest number of distinct words it asks of one bank; the same word read by many lanes
   is a broadcast and costs nothing extra (``wavefronts``).
 
-Each function is one numpy pass over all warps at once. The common case (a warp walking
-memory forwards or backwards) is counted from the changes along the row; any other warp is
-sorted, 32 values at a time. No global sort and no Python loop per warp.
+Each function is one numpy pass over all warps at once: each row is sorted, 32 values at a
+time (as 16-bit keys when the values fit, which shared-memory words always do), or, for
+sector numbers too far apart for that, a row walking memory forwards or backwards is
+counted from the changes along it. No global sort and no Python loop per warp.
 """
 
 from __future__ import annotations
