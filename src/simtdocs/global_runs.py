@@ -179,22 +179,34 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base):
         sectors = distinct_per_warp(rows, lanes.row_mask)
     count(blk, c, lanes, lane_bytes, sectors)
     shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())
-    # Copy in the order the elements sit in memory (the largest stride outermost): longer
-    # runs on the memory side than the threads' order gives.
-    in_memory = np.argsort([-abs(s) for s in view.strides], kind="stable")
     if kind == "read":
         out = np.empty(shape, array.dtype)
-        out.reshape(view.shape).transpose(in_memory)[...] = view.transpose(in_memory)
+        _copy(out.reshape(view.shape), view, view)
         return out if lanes.all else lanes.where(out)
     values = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value", shape[2:])
     if lane is not None:
         view[...] = values[:, lane].reshape(view.shape)
-        return None
-    values = values.reshape(view.shape).transpose(in_memory)
-    if lanes.all:
-        view.transpose(in_memory)[...] = values
+    elif lanes.all:
+        _copy(view, np.ascontiguousarray(values).reshape(view.shape), view)
     else:
         keep = lanes.mask.reshape(view.shape[:len(view.shape) - len(shape) + 2])
-        keep = np.broadcast_to(keep[..., None] if width > 1 else keep, view.shape).transpose(in_memory)
-        np.copyto(view.transpose(in_memory), values, where=keep)
+        np.copyto(view, values.reshape(view.shape), where=keep[..., None] if width > 1 else keep)
     return None
+
+
+def _copy(target: np.ndarray, source: np.ndarray, memory: np.ndarray) -> None:
+    """``target[...] = source`` for two arrays of one shape, one of them (``memory``) a strided
+    view of memory and the other in thread order. Copied in the order the elements sit in
+    memory (the largest stride outermost), and with the innermost axis folded into one item
+    of that many bytes when it is a run of adjacent elements on both sides (a row of
+    threadIdx.x): numpy then moves whole rows instead of one element at a time."""
+    order = [int(k) for k in np.argsort([-abs(s) for s in memory.strides], kind="stable")]
+    if target.ndim > 1 and target.size and all(a.strides[-1] == a.itemsize for a in (target, source)):
+        item = np.dtype(f"V{target.itemsize * target.shape[-1]}")
+
+        def fold(a):
+            return np.lib.stride_tricks.as_strided(a[(0,) * (a.ndim - 1)].view(item), a.shape[:-1], a.strides[:-1],
+                                                   writeable=a.flags.writeable)
+        target, source = fold(target), fold(source)
+        order.remove(len(order) - 1)
+    target.transpose(order)[...] = source.transpose(order)
