@@ -24,7 +24,6 @@ exits 0.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
@@ -42,11 +41,6 @@ from floor import run as run_in_numpy  # noqa: E402
 from simtdocs import cdiv, launch  # noqa: E402
 
 WORST_TARGET, MEDIAN_TARGET, TWIN_TARGET = 20.0, 8.0, 3.0
-#: glibc keeps freed memory for reuse instead of handing it back to the kernel. Otherwise
-#: every large temporary is fresh pages the kernel must zero on first touch: on this machine
-#: that was up to half a launch's time and varied from run to run, while numpy's one output
-#: array is usually recycled. Both sides are measured with this setting.
-KEEP_FREED_MEMORY = {"MALLOC_MMAP_THRESHOLD_": str(1 << 32), "MALLOC_TRIM_THRESHOLD_": str(1 << 32)}
 rng = np.random.default_rng(0)
 
 
@@ -215,13 +209,7 @@ def main(argv=None) -> int:
     p.add_argument("--quick", action="store_true")
     p.add_argument("--cases", default="")
     p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--default-malloc", action="store_true",
-                   help="leave glibc's allocator as it is (see KEEP_FREED_MEMORY)")
     args = p.parse_args(argv)
-    if not args.default_malloc and any(os.environ.get(k) != v for k, v in KEEP_FREED_MEMORY.items()):
-        arguments = sys.argv[1:] if argv is None else list(argv)
-        os.execve(sys.executable, [sys.executable, __file__, *arguments], {**os.environ, **KEEP_FREED_MEMORY})
-    print("allocator: " + ("glibc as it is" if args.default_malloc else "glibc keeps freed memory (both sides)"))
     chosen = [c for c in cases(args.quick) if not args.cases or c.key in args.cases.split(",")]
     rows, ratio = [], {}
     for c in chosen:
