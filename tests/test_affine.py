@@ -231,11 +231,11 @@ def test_int32_overflow_drops_the_form():
 def test_overflow_at_the_exact_edges_of_int32():
     tx = capture(1, 2)["tx"]  # 0..1
     top = tx * (2**31 - 1)
-    assert top.form is not None and top.form.bounds() == (0, 2**31 - 1)
+    assert top.form is not None and top.form.bounds == (0, 2**31 - 1)
     assert_form_describes(top)
     assert (top + 1).form is None
     bottom = -top - 1  # reaches -2^31 exactly
-    assert bottom.form is not None and bottom.form.bounds() == (-(2**31), -1)
+    assert bottom.form is not None and bottom.form.bounds == (-(2**31), -1)
     assert_form_describes(bottom)
     assert (bottom - 1).form is None
     assert (top - 1).form is not None  # moving down from the top fits again

@@ -18,6 +18,8 @@ so no write can leave a form that no longer describes the values.
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,6 +36,7 @@ class Form:
     coefs: tuple[int, ...]
     extent: tuple[int, ...]  # (gdx, gdy, gdz, bdx, bdy, bdz)
 
+    @functools.cached_property
     def bounds(self) -> tuple[int, int]:
         """The smallest and largest value over every thread of the grid."""
         lo = hi = self.const
@@ -44,6 +47,8 @@ class Form:
 
     def plus(self, other: Form | int, sign: int = 1) -> Form | None:
         if isinstance(other, int):
+            if other == 0:
+                return self
             return Form(self.const + sign * other, self.coefs, self.extent)
         if other.extent != self.extent:
             return None
@@ -114,7 +119,12 @@ def index(values: np.ndarray, form: Form) -> ThreadIndex:
 
 def variable(values: np.ndarray, k: int, extent: tuple[int, ...]) -> ThreadIndex:
     """One of the thread or block indices: ``VARIABLES[k]`` itself."""
-    return index(values, Form(0, tuple(int(j == k) for j in range(6)), extent))
+    return index(values, _variable_form(k, extent))
+
+
+@functools.cache
+def _variable_form(k: int, extent: tuple[int, ...]) -> Form:
+    return Form(0, tuple(int(j == k) for j in range(6)), extent)
 
 
 def form_of(x) -> Form | int | None:
@@ -139,11 +149,17 @@ def unlock(a: np.ndarray) -> None:
             x.flags.writeable = True
 
 
+@functools.cache
+def _limits(dtype: np.dtype) -> tuple[int, int]:
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
+
+
 def _with_form(a: ThreadIndex, form: Form | int | None) -> ThreadIndex:
     if isinstance(form, Form) and a.dtype.kind in "iu":
-        lo, hi = form.bounds()
-        info = np.iinfo(a.dtype)
-        if info.min <= lo and hi <= info.max:  # the exact values fit: numpy did not wrap around
+        lo, hi = form.bounds
+        low, high = _limits(a.dtype)
+        if low <= lo and hi <= high:  # the exact values fit: numpy did not wrap around
             a.form = form
             a.flags.writeable = False  # writes go through unlock(), which drops the form
             return a
@@ -186,7 +202,8 @@ def address(index, shape: tuple[int, ...], extent: tuple[int, ...], threads: tup
     thread of the grid lands inside the array; ``(None, False)`` otherwise. A tuple index
     needs every thread inside on every axis (as the general path checks them one by one)."""
     parts = index if isinstance(index, tuple) else (index,)
-    sizes = shape if isinstance(index, tuple) else (int(np.prod(shape)),)
+    size = math.prod(shape)
+    sizes = shape if isinstance(index, tuple) else (size,)
     if len(parts) != len(sizes):
         return None, False
     total: Form | int = 0
@@ -197,15 +214,15 @@ def address(index, shape: tuple[int, ...], extent: tuple[int, ...], threads: tup
         if isinstance(part, np.ndarray) and part.ndim and (
                 part.ndim != 2 or part.shape[0] not in (1, threads[0]) or part.shape[1] not in (1, threads[1])):
             return None, False
-        lo, hi = f.bounds() if isinstance(f, Form) else (f, f)
+        lo, hi = f.bounds if isinstance(f, Form) else (f, f)
         if len(parts) > 1 and (lo < 0 or hi >= n):
             return None, False
         total = (total.times(n) if isinstance(total, Form) else total * n)
         total = f.plus(total) if isinstance(f, Form) else total.plus(f) if isinstance(total, Form) else total + f
     if not isinstance(total, Form):
         return None, False
-    lo, hi = total.bounds()
-    return total, lo >= 0 and hi + width <= int(np.prod(shape))
+    lo, hi = total.bounds
+    return total, lo >= 0 and hi + width <= size
 
 
 def contiguous_step(form: Form) -> int | None:

@@ -34,7 +34,7 @@ class Geometry:
         self.tx = affine.variable(tid % self.bdx, 3, self.extent)
         self.ty = affine.variable((tid // self.bdx) % self.bdy, 4, self.extent)
         self.tz = affine.variable(tid // (self.bdx * self.bdy), 5, self.extent)
-        self.tid = self.tx + self.bdx * self.ty + self.bdx * self.bdy * self.tz
+        self.tid = affine.index(tid, affine.Form(0, (0, 0, 0, 1, self.bdx, self.bdx * self.bdy), self.extent))
         self.lane = tid % WARP_SIZE
         self.warp = tid // WARP_SIZE
         #: False for the missing lanes of a partial last warp.
