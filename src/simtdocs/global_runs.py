@@ -166,7 +166,9 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base):
     k = form.coefs
     wide = [np.asarray(v, np.int64) for v in (geo.tx, geo.ty, geo.tz)]  # the engine's own copies
     thread_part = form.const + k[3] * wide[0] + k[4] * wide[1] + k[5] * wide[2]
-    if lanes.uniform and all(k[j] * itemsize % SECTOR_BYTES == 0 for j in range(3)):
+    if lane is not None:
+        sectors = blk.nblocks  # one lane of one warp per block, and an aligned lane is in one sector
+    elif lanes.uniform and all(k[j] * itemsize % SECTOR_BYTES == 0 for j in range(3)):
         one = lanes.single()
         first = form.at(geo.block(blk.first)) - form.const
         rows = geo.rows((base + (thread_part + first) * itemsize) // SECTOR_BYTES)
