@@ -27,7 +27,7 @@ import sys
 
 import numpy as np
 
-from . import affine, arguments, control, global_memory, shared_memory, trace as tracing, warp_ops
+from . import affine, allocator, arguments, control, global_memory, shared_memory, trace as tracing, warp_ops
 from .configuration import _check, _dims, _explain, _Launch, _shared_limit
 from .counters import Counters, Stats
 from .devices import H100, Device
@@ -278,6 +278,7 @@ def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: in
     wavefronts and banks); the block is an int (linear id) or a tuple like ``grid``.
     """
     name = getattr(kernel, "__name__", "kernel")
+    allocator.keep_freed_memory()
     if not isinstance(args, tuple):
         raise LaunchError(f"args must be a tuple of the kernel's arguments, got {type(args).__name__}: "
                           f"write args=(a,) for one argument (args=(a) is just a)")
