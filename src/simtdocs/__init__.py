@@ -16,6 +16,8 @@ The parts, one module each:
   votes) and ``simtdocs.control`` (branches, barriers)
 * ``simtdocs.memory``: sectors and bank wavefronts of one warp access
 * ``simtdocs.counters``: the counters a launch returns, and a time estimate
+* ``simtdocs.allocator``: glibc keeps freed memory, so a large launch's arrays are not
+  fresh pages every time (``SIMTDOCS_MALLOC=default`` to opt out)
 * ``simtdocs.trace`` and ``simtdocs.pictures``: one warp's accesses lane by lane
   (``launch(..., trace=(block, warp))``) and their picture (``draw_access``)
 * ``simtdocs.diagnostics``: sanitizer-style errors and race records
