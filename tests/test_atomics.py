@@ -49,10 +49,10 @@ def test_grouped_per_block_agrees_with_one_lane_at_a_time(blocks, threads, size,
     grouped = atomics.by_element_per_block(elements, size)
     assert sorted(grouped[0]) == list(range(keys.size))
     assert np.array_equal(grouped[1], keys[grouped[0]])
-    for order in (None, grouped):
+    for grouping in (None, grouped):
         mem = start.copy()
-        got = atomics.apply(mem, keys, values, op, compare, order)
-        assert np.array_equal(got, want) and np.array_equal(mem, want_mem), (op, order is None)
+        got = atomics.apply(mem, keys, values, op, compare, grouping)
+        assert np.array_equal(got, want) and np.array_equal(mem, want_mem), (op, grouping is None)
 
 
 def histogram_with_tickets(blk, data, bins, tickets, n):

@@ -38,20 +38,20 @@ def count(c, lanes, distinct: int) -> None:
     c.atomic_conflicts += lanes.count - distinct
 
 
-def apply(mem: np.ndarray, keys: np.ndarray, values: np.ndarray, op: str, compare=None, order=None) -> np.ndarray:
+def apply(mem: np.ndarray, keys: np.ndarray, values: np.ndarray, op: str, compare=None, grouped=None) -> np.ndarray:
     """Apply ``op`` for every lane in order; return the old value each lane saw.
 
     ``mem`` is flat; ``keys`` the element of each lane, ``values`` (and for ``cas`` the
-    ``compare`` values) one per lane, all in serial order. ``order``, when the caller has a
-    cheap way to find it, is ``(lanes, their keys)`` with the lanes grouped by element, each
+    ``compare`` values) one per lane, all in serial order. ``grouped``, when the caller has
+    a cheap way to find it, is ``(lanes, their keys)`` with the lanes grouped by element, each
     group in serial order (``by_element_per_block``).
     """
     values = values.astype(mem.dtype, copy=False)
     cmp = None if compare is None else np.asarray(compare, dtype=mem.dtype)
     if keys.size == 0:
         return values[:0].copy()
-    if order is not None and (op == "exch" or (op == "add" and mem.dtype.kind in "iu")):
-        return _sorted(mem, keys, values, op, cmp, order)
+    if grouped is not None and (op == "exch" or (op == "add" and mem.dtype.kind in "iu")):
+        return _sorted(mem, keys, values, op, cmp, grouped)
     most = int(np.bincount(keys).max())  # the most lanes on one element
     if most <= ROUNDS:
         return _earliest_first(mem, keys, values, op, cmp)

@@ -122,26 +122,3 @@ def wavefronts(rows: np.ndarray, active: np.ndarray | None = None) -> tuple[int,
     per_bank = np.bincount(row * BANKS + rest[new] % BANKS, minlength=rest.shape[0] * BANKS)
     total += int(per_bank.reshape(-1, BANKS).max(axis=1).sum())
     return total, n
-    rest = rows[spread]
-    # Lanes that step through words with a constant stride s put gcd(s, 32) words in every
-    # bank they touch: the textbook case, no sort needed.
-    step = np.diff(rest, axis=1)
-    even = (step == step[:, :1]).all(axis=1)
-    total += int(np.gcd(step[even, 0], BANKS).sum())
-    rest = rest[~even]
-    if rest.size:
-        # Sort each phase by bank, then by word (a 16-bit key when the words allow: a much
-        # faster sort), and count the distinct words that land in each bank.
-        line = rest // BANKS
-        if rest.min() >= 0 and line.max() < 1 << 11:
-            shift, key = 11, ((rest % BANKS) << 11 | line).astype(np.uint16)
-        else:
-            shift, key = 40, (rest % BANKS) << 40 | line
-        ordered = np.sort(key, axis=1)
-        new = np.empty(ordered.shape, dtype=bool)
-        new[:, 0] = True
-        np.not_equal(ordered[:, 1:], ordered[:, :-1], out=new[:, 1:])
-        row = np.broadcast_to(np.arange(ordered.shape[0])[:, None], ordered.shape)[new]
-        per_bank = np.bincount(row * BANKS + (ordered[new] >> shift), minlength=ordered.shape[0] * BANKS)
-        total += int(per_bank.reshape(-1, BANKS).max(axis=1).sum())
-    return total, n

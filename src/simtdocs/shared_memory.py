@@ -196,9 +196,9 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
     if op == "cas":
         cmp = per_thread(np.asarray(compare, dtype=arr.dtype), B, blk.nthreads, site, "compare")[b, t]
     if run.all:  # b and t broadcast: the lanes' values are the arrays themselves, in order
-        order = atomics.by_element_per_block(flat, arr.size) if B > 1 else None
+        grouped = atomics.by_element_per_block(flat, arr.size) if B > 1 else None
         old = atomics.apply(data, key, np.broadcast_to(values, flat.shape).reshape(-1), op,
-                            None if cmp is None else cmp.reshape(-1), order)
+                            None if cmp is None else cmp.reshape(-1), grouped)
     else:
         old = atomics.apply(data, key, values[b, t], op, cmp)
     if tables_too:
