@@ -27,12 +27,17 @@ SECTOR_BYTES = 32
 _NONE = np.iinfo(np.int64).max  # sorts after every real value: marks a lane that does not run
 
 
-def _distinct_sorted(rows: np.ndarray, active: np.ndarray | None) -> int:
-    """Distinct active values per row, summed, by sorting each row."""
-    none = _NONE
-    low = int(rows.min())
-    if int(rows.max()) - low < 0xFFFF:  # 16-bit values (shared memory): a much faster sort
-        rows, none = (rows - low).astype(np.uint16), 0xFFFF
+def _as_16_bit(rows: np.ndarray, multiple: int = 1) -> np.ndarray | None:
+    """``rows`` moved down by a multiple of ``multiple`` into uint16, when their spread
+    allows (a much faster row sort; shared-memory words always fit); None when it does not.
+    Moving by a multiple of 32 keeps every word in its bank."""
+    low = int(rows.min()) // multiple * multiple
+    return (rows - low).astype(np.uint16) if int(rows.max()) - low < 0xFFFF else None
+
+
+def _distinct_sorted(rows: np.ndarray, active: np.ndarray | None, none=_NONE) -> int:
+    """Distinct active values per row, summed, by sorting each row (``none``: a value above
+    every real one, which marks the lanes that do not run)."""
     if active is not None:
         rows = np.where(active, rows, none)
     ordered = np.sort(rows, axis=1)
@@ -56,8 +61,9 @@ def distinct_per_warp(rows: np.ndarray, active: np.ndarray | None = None) -> int
             rows, active = rows[live], active[live]
     if rows.size == 0:
         return 0
-    if int(rows.max()) - int(rows.min()) < 0xFFFF:  # 16-bit values: sorting is cheaper than the test below
-        return _distinct_sorted(rows, active)
+    narrow = _as_16_bit(rows)
+    if narrow is not None:  # 16-bit values: sorting them is cheaper than the test below
+        return _distinct_sorted(narrow, active, 0xFFFF)
     step = np.diff(rows, axis=1)
     monotone = (step.min(axis=1) >= 0) | (step.max(axis=1) <= 0)
     total = 0
@@ -105,9 +111,8 @@ def wavefronts(rows: np.ndarray, active: np.ndarray | None = None) -> tuple[int,
     n = rows.shape[0]
     if n == 0:
         return 0, 0
-    if rows.min() >= 0 and rows.max() <= 0xFFFF:
-        rows = rows.astype(np.uint16)  # every shared-memory word address fits: a faster sort
-    ordered = np.sort(rows, axis=1)
+    narrow = _as_16_bit(rows, BANKS)
+    ordered = np.sort(rows if narrow is None else narrow, axis=1)
     # Distinct words less than 32 apart are in 32 different banks: one wavefront.
     spread = ordered[:, -1].astype(np.int64) - ordered[:, 0] >= BANKS
     total = n - int(np.count_nonzero(spread))
