@@ -28,10 +28,12 @@ def contiguous_start(blk, index, width: int):
 
     Nearly every 1-D kernel (``i = bx·bdx + tx``, or ``n - 1 - i`` to reverse) has this
     shape; it makes the bounds check, the sectors and the data movement a matter of end
-    points. Remembered per index array, which a kernel usually passes to several accesses.
+    points. Remembered per index array, which a kernel usually passes to several accesses;
+    a kernel may update its index in place (``i += stride``), so a hit counts only when the
+    values are still the ones remembered.
     """
     memo = blk._contiguous_memo
-    if memo is not None and memo[0] is index and memo[1] == width:
+    if memo is not None and memo[0] is index and memo[1] == width and np.array_equal(memo[3], index):
         return memo[2]
     found = None
     n = blk.nblocks * blk.nthreads
@@ -47,7 +49,7 @@ def contiguous_start(blk, index, width: int):
                     if expected.size == n and np.array_equal(flat, expected):
                         found = (s0, step)
                 break
-    blk._contiguous_memo = (index, width, found)
+    blk._contiguous_memo = (index, width, found, np.array(index, copy=True))
     return found
 
 

@@ -94,11 +94,12 @@ class Block:
 
     def _lanes(self, mask, site: Site | None = None) -> Lanes:
         """The active lanes of ``mask``; remembered for the same mask object, which a kernel
-        usually passes to several instructions in a row."""
+        usually passes to several instructions in a row. A kernel may narrow its mask in
+        place (``m &= v > 0``), so a hit counts only when the values are still the same."""
         if mask is None:
             return self._all
         memo = self._lanes_memo
-        if memo is not None and memo[0] is mask:
+        if memo is not None and memo[0] is mask and np.array_equal(memo[2], mask):
             return memo[1]
         m0 = np.asarray(mask)
         if m0.dtype != bool:
@@ -108,8 +109,11 @@ class Block:
         except ValueError:
             raise ValueError(f"{site}: the mask has shape {m0.shape}, which does not fit the threads "
                              f"of this pass (blocks {self.nblocks}, threads {self.nthreads})") from None
-        lanes = self._all if m0.all() else Lanes(self._geo, self.first, self.nblocks, m)
-        self._lanes_memo = (mask, lanes)
+        if m0.all():
+            lanes = self._all
+        else:  # Lanes keeps its own copy: the kernel's array may change under it
+            lanes = Lanes(self._geo, self.first, self.nblocks, np.broadcast_to(m0.copy(), m.shape))
+        self._lanes_memo = (mask, lanes, m0.copy())
         return lanes
 
     @staticmethod

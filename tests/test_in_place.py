@@ -1,0 +1,115 @@
+"""A kernel may change its own arrays in place, as CUDA code changes its registers.
+
+``i += stride`` in a grid-stride loop, ``m &= cond`` narrowing a mask, ``j += 1`` on an index
+loaded from a table, ``idx[:] = …``: the fast engine remembers work per array object, so
+each case here once went wrong there while the reference engine was right. Both engines
+run every kernel; the numbers in the comments are worked out by hand.
+"""
+
+import numpy as np
+import pytest
+
+from simtdocs import launch, reference
+
+ENGINES = [pytest.param(launch, id="fast"), pytest.param(reference.launch, id="reference")]
+RNG = np.random.default_rng(22)
+
+
+@pytest.mark.parametrize("run", ENGINES)
+def test_grid_stride_loop_with_an_int64_index_updated_in_place_copies_every_element_once(run):
+    def copy(blk, a, out, n):
+        i = (blk.bx * blk.bdx + blk.tx).astype(np.int64)  # size_t i = blockIdx.x * blockDim.x + threadIdx.x
+        stride = blk.bdx * blk.gdx
+        m = i < n
+        while m.any():
+            blk.store(out, i, blk.load(a, i, mask=m), mask=m)
+            i += stride
+            m = i < n
+
+    n = 10_000
+    a = RNG.random(n).astype(np.float32)
+    out = np.zeros(n, np.float32)
+    stats = run(copy, grid=4, block=128, args=(a, out, n))
+    np.testing.assert_array_equal(out, a)
+    # 512 threads: 19 full sweeps of 512 floats (64 sectors, 16 warps) and a last one of
+    # 272 floats (34 sectors, 9 warps), for the load and for the store.
+    assert stats.sectors == 2 * (19 * 64 + 34) == 2500
+    assert stats.requests == 2 * (19 * 16 + 9) == 626
+
+
+@pytest.mark.parametrize("run", ENGINES)
+def test_a_mask_narrowed_in_place_narrows_the_stores(run):
+    def positive(blk, a, out, n):
+        i = blk.bx * blk.bdx + blk.tx
+        m = i < n
+        v = blk.load(a, i, mask=m)
+        m &= v > 0
+        blk.store(out, i, v, mask=m)
+
+    n = 1000
+    a = np.where(np.arange(n) % 4 == 0, 1.0, -1.0).astype(np.float32) * RNG.uniform(1, 2, n).astype(np.float32)
+    out = np.zeros(n, np.float32)
+    stats = run(positive, grid=4, block=256, args=(a, out, n))
+    np.testing.assert_array_equal(out, np.where(a > 0, a, 0))
+    store = next(c for s, c in stats.by_site.items() if "store" in s.source)
+    assert store.active_lanes == 250  # every fourth of 1,000
+    assert store.warp_instructions == 32  # 1,000 threads fill 32 warps, each with positive lanes
+    assert stats.totals.active_lanes == 1000 + 250
+
+
+@pytest.mark.parametrize("run", ENGINES)
+def test_a_mask_narrowed_in_place_is_seen_again_by_the_same_instruction_in_a_loop(run):
+    def csr_rows(blk, rowptr, vals, out, rows):
+        # A CSR sum per row, one thread per row: live narrows as rows run out.
+        r = blk.bx * blk.bdx + blk.tx
+        live = r < rows
+        j = blk.load(rowptr, r, mask=live)
+        end = blk.load(rowptr, r + 1, mask=live)
+        acc = np.zeros(r.shape, np.float64)
+        live &= blk.branch(j < end, mask=live)
+        while live.any():
+            acc += blk.load(vals, j, mask=live)
+            j += 1
+            live &= blk.branch(j < end, mask=live)
+        blk.store(out, r, acc, mask=r < rows)
+
+    rows = 100
+    lengths = np.arange(rows) % 5  # 0, 1, 2, 3, 4 entries per row
+    rowptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    vals = RNG.random(int(rowptr[-1]))
+    out = np.zeros(rows)
+    stats = run(csr_rows, grid=2, block=64, args=(rowptr, vals, out, rows))
+    np.testing.assert_allclose(out, np.add.reduceat(np.append(vals, 0), rowptr[:-1]) * (lengths > 0))
+    load = next(c for s, c in stats.by_site.items() if "acc +=" in s.source)
+    assert load.active_lanes == int(lengths.sum()) == 200  # one lane per stored value
+
+
+@pytest.mark.parametrize("run", ENGINES)
+def test_an_index_loaded_from_a_table_and_moved_in_place_reads_the_next_element(run):
+    def next_of(blk, table, a, out):
+        t = blk.tx
+        j = blk.load(table, t)
+        first = blk.load(a, j)
+        j += 1
+        blk.store(out, t, blk.load(a, j) - first)
+
+    table = np.arange(5, 69, dtype=np.int64)  # lanes 0..63 at elements 5..68: one run
+    a = RNG.random(70)
+    out = np.zeros(64)
+    run(next_of, grid=1, block=64, args=(table, a, out))
+    np.testing.assert_array_equal(out, a[table + 1] - a[table])
+
+
+@pytest.mark.parametrize("run", ENGINES)
+def test_an_index_rewritten_by_slice_assignment_is_read_afresh(run):
+    def two_halves(blk, a, out):
+        t = blk.tx
+        idx = (t + 0).astype(np.int32)
+        first = blk.load(a, idx)
+        idx[:] = 63 - idx  # the same array, reversed
+        blk.store(out, t, first + 10 * blk.load(a, idx))
+
+    a = RNG.random(64)
+    out = np.zeros(64)
+    run(two_halves, grid=1, block=64, args=(a, out))
+    np.testing.assert_array_equal(out, a + 10 * a[::-1])
