@@ -22,11 +22,20 @@ KB = 1024
 #: [4090] NVIDIA Ada GPU Architecture whitepaper (AD102, RTX 4090): 128 SMs, 2.52 GHz boost,
 #:        1,008 GB/s GDDR6X, 72 MB L2.
 #: [A100] NVIDIA A100 Tensor Core GPU datasheet (SXM4 80 GB): 108 SMs, 2,039 GB/s HBM2e, 40 MB L2.
+#: [A100-40] The same datasheet, SXM4 40 GB column: 1,555 GB/s HBM2; and the NVIDIA A100 Tensor Core
+#:        GPU Architecture whitepaper: 108 SMs, 1,410 MHz boost clock, 40 MB L2.
+#: [V100] NVIDIA Tesla V100 GPU Architecture whitepaper (WP-08608-001), Tesla V100 SXM2: 80 SMs,
+#:        64 FP32 cores per SM, 1,530 MHz boost clock, 6,144 KB L2, up to 96 KB shared memory per SM;
+#:        NVIDIA Tesla V100 datasheet: 900 GB/s HBM2.
+#: [occ] cuda_occupancy.h (CUDA toolkit), cudaOccSMemAllocationGranularity: 256 bytes for compute
+#:        capability 7.x, 128 for 8.x.
 SOURCES = {
     "CG": "NVIDIA CUDA C++ Programming Guide 12.9, Compute Capabilities (Table 21)",
     "H100": "NVIDIA H100 Tensor Core GPU datasheet (SXM5)",
     "RTX 4090": "NVIDIA Ada GPU Architecture whitepaper (AD102 / GeForce RTX 4090)",
     "A100": "NVIDIA A100 Tensor Core GPU datasheet (SXM4 80 GB)",
+    "A100 40GB": "NVIDIA A100 Tensor Core GPU datasheet (SXM4 40 GB) and A100 architecture whitepaper",
+    "V100": "NVIDIA Tesla V100 GPU Architecture whitepaper and Tesla V100 datasheet (SXM2)",
 }
 
 
@@ -123,4 +132,34 @@ A100 = Device(
     max_shared_per_block=163 * KB,  # [CG]
 )
 
-PRESETS = {d.name: d for d in (H100, RTX4090, A100)}
+A100_40GB = Device(
+    name="A100 SXM4 40GB",
+    compute_capability=(8, 0),
+    sm_count=108,  # [A100-40]
+    fp32_lanes_per_sm=64,  # [CG]
+    clock_hz=1.41e9,  # [A100-40] boost clock
+    memory_bandwidth=1.555e12,  # [A100-40]
+    l2_bytes=40 * KB * KB,  # [A100-40]
+    max_threads_per_sm=2048,  # [CG]
+    max_blocks_per_sm=32,  # [CG]
+    shared_per_sm=164 * KB,  # [CG]
+    max_shared_per_block=163 * KB,  # [CG]
+)
+
+V100 = Device(
+    name="V100 SXM2",
+    compute_capability=(7, 0),
+    sm_count=80,  # [V100]
+    fp32_lanes_per_sm=64,  # [V100]
+    clock_hz=1.53e9,  # [V100] boost clock
+    memory_bandwidth=900e9,  # [V100] datasheet
+    l2_bytes=6 * KB * KB,  # [V100]: 6,144 KB
+    max_threads_per_sm=2048,  # [CG]
+    max_blocks_per_sm=32,  # [CG]
+    shared_per_sm=96 * KB,  # [CG], [V100]
+    max_shared_per_block=96 * KB,  # [CG]: with the opt-in attribute
+    shared_allocation_unit=256,  # [occ]
+    reserved_shared_per_block=0,  # [CG]: the 1 KB system share starts with compute capability 8.0
+)
+
+PRESETS = {d.name: d for d in (H100, RTX4090, A100, A100_40GB, V100)}
