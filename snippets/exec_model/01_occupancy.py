@@ -22,6 +22,8 @@ from simtdocs.lectures import exec_model as lecture  # the tables and figures of
 # %% [markdown]
 # ## 基线 · The baseline
 #
+# 软件基线是引用来的（vLLM 的发行版、模型卡）；GPU 的参数读自 simtdocs 的设备预设，
+# 出处写在 simtdocs/devices.py 里。
 # The software baseline is cited (vLLM release, model card); the GPU is read
 # from simtdocs' device presets, whose sources are named in simtdocs/devices.py.
 

@@ -20,6 +20,8 @@ from simtdocs.lectures.p2 import programming_model as lecture  # the tables of t
 # %% [markdown]
 # ## 模拟器里的 GPU · The GPU inside the simulator
 #
+# 表格由 simtdocs.lectures.p2.programming_model 生成；以 `_glue`（和 `_numbers`）结尾的小节
+# 把正文引用的数交给页面。讲义页把两者都折叠在“这张表是怎么做的”里；实验本身是它们前面的那一节。
 # The tables are made by simtdocs.lectures.p2.programming_model; the sections ending in `_glue`
 # (and `_numbers`) hand the numbers the prose quotes to the page. The lecture page folds both
 # under "How this table is made"; the experiment itself is the section before them.

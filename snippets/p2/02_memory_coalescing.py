@@ -20,6 +20,11 @@ from simtdocs.lectures.p2 import memory as lecture  # the tables and the figure 
 # %% [markdown]
 # ## 存储空间 · Memory spaces
 #
+# 容量是 H100 的规格（CUDA C++ Programming Guide 12.9 的 Compute Capabilities 一节；
+# NVIDIA H100 数据手册）；模拟器的设备预设里有的数，直接从那里读。延迟只给数量级，
+# 取自已发表的 Hopper GPU 微基准测试（Luo 等，arXiv:2402.13499；Jarmusch 等，
+# arXiv:2507.10789），仅供参考。表格和图由 simtdocs.lectures.p2.memory 生成；
+# `_glue` 小节把正文引用的数交给页面。
 # Sizes are H100 specifications (CUDA C++ Programming Guide 12.9, Compute Capabilities;
 # NVIDIA H100 datasheet); where the simulator's device preset holds the number, it is read
 # from there. Latencies are orders of magnitude from published microbenchmarks of Hopper
@@ -103,6 +108,7 @@ show(lecture.sector_figure(patterns, runs))
 # %% [markdown]
 # ## 演示 2：512×512 矩阵转置 · Demo 2: transposing a 512×512 matrix
 #
+# 线程块是 32×8 个线程；每块搬一个 32×32 的 tile，每个线程搬 4 个元素。
 # Blocks of 32×8 threads; each block moves one 32×32 tile, each thread 4 elements.
 
 # %%
@@ -185,6 +191,9 @@ glue("p2_nosync_blocks", stats["tiled 32×33, sync left out"].blocks)
 # %% [markdown]
 # ## 对照：Harris 在真实 GPU 上的实测 · For comparison: Harris's measurements on real GPUs
 #
+# 引用而非计算：M. Harris，“An Efficient Matrix Transpose in CUDA C/C++”，NVIDIA
+# Developer Blog，2013（1024×1024 的 float 矩阵，Tesla M2050 与 Tesla K20c）。
+# 表中的比例是他测得的有效带宽相对 copy 内核的值，摘自那篇文章的表格。
 # Cited, not computed: M. Harris, "An Efficient Matrix Transpose in CUDA C/C++", NVIDIA
 # Developer Blog, 2013 (1024×1024 float matrix, Tesla M2050 and Tesla K20c). The shares are
 # his effective bandwidths relative to the copy kernel, summarised from the table of that post.

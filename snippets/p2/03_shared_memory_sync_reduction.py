@@ -20,6 +20,7 @@ from simtdocs.lectures.p2 import shared_memory as lecture  # the tables and the 
 # %% [markdown]
 # ## 演示 1：bank 冲突 · Demo 1: bank conflicts
 #
+# 表格和图由 simtdocs.lectures.p2.shared_memory 生成；`_glue` 小节把正文引用的数交给页面。
 # The tables and the figure are made by simtdocs.lectures.p2.shared_memory; the `_glue` sections
 # hand the numbers the prose quotes to the page.
 
@@ -99,6 +100,10 @@ glue("p2_rev_last_warp", (threads - 1) // 32)
 # %% [markdown]
 # ## 演示 3：并行归约的五个版本 · Demo 3: five versions of a parallel reduction
 #
+# 每个线程块把 `x` 中属于它的部分归约成 `out` 里的一个部分和；部分和由主机相加。
+# 除了模拟器能看到的 load、store、分支和屏障，每个版本还用 `blk.alu` 申报自己的算术：
+# 每一步，每个线程一条下标运算指令（v1 的取模、v2 的 `2*s*tid`、v3–v5 的 `tid + s`），
+# 干活的线程再加一条加法。循环控制和编译器并进 load 的地址运算不计。
 # Each block reduces its part of `x` to one partial sum in `out`; the host adds the partial
 # sums. Besides the loads, stores, branches and barriers the simulator sees, every version
 # declares its arithmetic with `blk.alu`: per step, one instruction of index arithmetic for

@@ -20,6 +20,7 @@ KB = 1024
 # %% [markdown]
 # ## 演示 1：占用率计算器 · Demo 1: the occupancy calculator
 #
+# 表格和图由 simtdocs.lectures.p2.occupancy 生成；`_glue` 小节把正文引用的数交给页面。
 # The tables and figures are made by simtdocs.lectures.p2.occupancy; the `_glue` sections hand
 # the numbers the prose quotes to the page.
 

@@ -24,6 +24,7 @@ from simtdocs.lectures.p2 import overhead as lecture  # the tables and figures o
 # %% [markdown]
 # ## 演示 1：Amdahl 与 Gustafson · Demo 1: Amdahl and Gustafson
 #
+# 表格和图由 simtdocs.lectures.p2.overhead 生成；`_glue` 小节把正文引用的数交给页面。
 # The tables and figures are made by simtdocs.lectures.p2.overhead; the `_glue` sections hand the
 # numbers the prose quotes to the page.
 

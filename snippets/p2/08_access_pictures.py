@@ -27,6 +27,7 @@ def picture(record):
 # %% [markdown]
 # ## 合并访存：连续与跨度 2 · Coalescing: contiguous and stride 2
 #
+# 块 0 的 warp 0 读 32 个 float，每个 lane 一个：先是相邻的，再是隔一个读一个。
 # Warp 0 of block 0 reads 32 floats, one per lane: next to each other, then every other one.
 
 # %%
@@ -64,6 +65,8 @@ strided_figure
 # %% [markdown]
 # ## 朴素转置写一列 · The naive transpose writes a column
 #
+# 32×8 个线程的线程块转置一个 512×512 的矩阵；块 0 的 warp 0 是 ty = 0 的那一行：
+# 它读 A 的一行里相邻的 32 个元素，再把它们写到 B 的一列上。
 # Blocks of 32×8 threads transpose a 512×512 matrix; warp 0 of block 0 is the row ty = 0:
 # it reads 32 neighbours of a row of A and writes them down a column of B.
 
@@ -103,6 +106,8 @@ column_figure
 # %% [markdown]
 # ## bank 冲突与补位 · A bank conflict, and the padding that removes it
 #
+# lane l 先读 32×32 tile 的 tile[l][0]（一列：第 32·l 个字，全在 bank 0），
+# 再读 32×33 tile 的（第 33·l 个字，在 bank l）。
 # Lane l reads tile[l][0] of a 32×32 tile (a column: word 32·l, all in bank 0), then of a
 # 32×33 tile (word 33·l, bank l).
 
@@ -142,6 +147,8 @@ padded_figure
 # %% [markdown]
 # ## 归约版本 2 的跨步下标 · The strided index of reduction version 2
 #
+# 代码 03 的 reduce_v2：第一步（s = 1）里，warp 0 的 lane l 把 sdata[2l + 1] 加到
+# sdata[2l] 上。lane l 和 lane l + 16 向同一个 bank 要两个不同的字。
 # reduce_v2 of code 03: in its first step (s = 1) lane l of warp 0 adds sdata[2l + 1] onto
 # sdata[2l]. Lanes l and l + 16 ask one bank for two different words.
 

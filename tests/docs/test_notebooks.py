@@ -67,13 +67,22 @@ def test_a_heading_is_split_per_language():
 
 def test_markdown_is_cut_where_the_english_starts():
     source = ("# 标题 · Title\n\n中文第一行，\n第二行。\nEnglish line one,\nline two.\n\n"
-              "A source note.\n\nRun it alone: `python snippets/a/01_x.py`")
+              "`pip install simtdocs`\n\nRun it alone: `python snippets/a/01_x.py`")
     assert notebooks.localize_markdown(source, "zh") == (
-        "# 标题\n\n中文第一行，\n第二行。\n\nA source note.\n\n单独运行：`python snippets/a/01_x.py`")
+        "# 标题\n\n中文第一行，\n第二行。\n\n`pip install simtdocs`\n\n单独运行：`python snippets/a/01_x.py`")
     assert notebooks.localize_markdown(source, "en") == (
-        "# Title\n\nEnglish line one,\nline two.\n\nA source note.\n\nRun it alone: `python snippets/a/01_x.py`")
+        "# Title\n\nEnglish line one,\nline two.\n\n`pip install simtdocs`\n\n"
+        "Run it alone: `python snippets/a/01_x.py`")
     with pytest.raises(notebooks.NotebookError, match="mixes the languages line by line"):
         notebooks.localize_markdown("中文\nEnglish\n又是中文", "en", "a.py")
+
+
+def test_a_paragraph_of_english_prose_alone_is_refused():
+    """The Chinese notebook would carry it in English (issue 27: "Sizes are H100 specifications...")."""
+    with pytest.raises(notebooks.NotebookError, match="has no Chinese"):
+        notebooks.localize_markdown("# 标题 · Title\n\nSizes are H100 specifications.", "zh", "a.py")
+    # a command or a link alone is the same in both languages
+    assert notebooks.localize_markdown("https://example.org/a-b-c", "zh") == "https://example.org/a-b-c"
 
 
 @pytest.mark.parametrize("script", notebooks.scripts(), ids=lambda p: p.relative_to(ROOT).as_posix())

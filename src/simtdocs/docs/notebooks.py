@@ -33,6 +33,10 @@ CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\
 TITLE_SEP = re.compile(r"\s*·\s*")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 RUN_ALONE = re.compile(r"^Run it alone: (`[^`]+`)$")
+# Prose words, counted outside code spans and addresses: a paragraph of three or more has to be
+# written in both languages.
+ENGLISH_WORDS = re.compile(r"\b[A-Za-z]{2,}\b")
+CODE_OR_LINK = re.compile(r"`[^`]*`|\S+://\S+")
 GITHUB = re.compile(r"^https://github\.com/([A-Za-z0-9][-A-Za-z0-9]*/[A-Za-z0-9._-]+?)(?:\.git)?/?$")
 
 
@@ -71,9 +75,10 @@ def localize_markdown(source: str, lang: str, where: str = "") -> str:
     """A Markdown cell of a companion script in one language.
 
     Headings are split by :func:`split_title`. A paragraph that starts with Chinese lines
-    and goes on in English is cut where the English starts; a paragraph without Chinese
-    (a source note, a command) is kept in both languages; the line ``Run it alone: `…```
-    is said in the notebook's language.
+    and goes on in English is cut where the English starts; a paragraph of prose without
+    Chinese is an error (the Chinese notebook would show it in English), while one that is
+    only a command, a formula or a link is kept in both languages; the line
+    ``Run it alone: `…``` is said in the notebook's language.
     """
     out: list[str] = []
     for para in re.split(r"\n[ \t]*\n", source.strip("\n")):
@@ -86,7 +91,11 @@ def localize_markdown(source: str, lang: str, where: str = "") -> str:
             continue
         chinese = [bool(CJK.search(ln)) for ln in lines]
         if not any(chinese):
-            out.append(para)
+            if len(ENGLISH_WORDS.findall(CODE_OR_LINK.sub(" ", para))) >= 3:
+                raise NotebookError(
+                    f"{where}: a paragraph has no Chinese, so the Chinese notebook would show it in "
+                    f"English; write its Chinese lines first, then its English lines:\n{para}")
+            out.append(para)  # a command, a formula, a link: the same in both languages
             continue
         cut = chinese.index(False) if False in chinese else len(lines)
         if cut == 0 or any(chinese[cut:]):
