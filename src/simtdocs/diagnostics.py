@@ -156,6 +156,15 @@ def name_in_kernel(array, site: Site) -> str:
 # -- the sanitizer's messages, worded once for both engines ---------------------------------
 
 
+def not_global_array(array, site: Site) -> Exception:
+    """A global access whose array is not a C-contiguous numpy array, named as the kernel names it."""
+    name = name_in_kernel(array, site)
+    if not isinstance(array, np.ndarray):
+        return TypeError(f"{site}: global memory must be a numpy array, but {name} is a {type(array).__name__}")
+    return ValueError(f"{site}: global array {name} must be C-contiguous, but it is a strided view "
+                      f"(shape {array.shape}, strides {array.strides} bytes): pass np.ascontiguousarray({name})")
+
+
 def misaligned(lane_bytes: int, where: str, site: Site, thread, block) -> MemcheckError:
     """memcheck: an access not aligned to its size (``where`` says which address)."""
     return MemcheckError(f"cudaErrorMisalignedAddress: misaligned {lane_bytes}-byte {where}\n    at {site}\n"
@@ -174,6 +183,39 @@ def out_of_bounds(space: str, verb: str, lane_bytes: int, site: Site, thread, bl
         f"    index {index} is out of bounds: {what}\n"
         f"    in block {fmt3(block)}, threads {span(threads)} {verb} {touched}"
     ).at(site=site, thread=tuple(thread), block=tuple(block), space=space, verb=verb)
+
+
+#: How an error names the axes of a 2-D and a 3-D array, in the order C indexes them.
+AXIS_NAMES = {2: ("row", "column"), 3: ("z", "y", "x")}
+
+
+def outside(name: str, shape, axis: int | None, value: int, dtype=None) -> str:
+    """Why ``value`` is out of bounds, in the reader's terms: "column -1 of A[10][20]: A has
+    20 columns", "x = 64 of u[4][8][64]: u has 64 along x", "a has 300 elements". ``axis``
+    is None for a flat index; ``dtype`` is the index's, named when it is narrower than C's
+    ``int`` (arithmetic in it wraps around where C's would not)."""
+    dims = "".join(f"[{n}]" for n in shape)
+    if axis is None:
+        what = f"{name} has {int(np.prod(shape)):,} elements"
+    else:
+        n = shape[axis]
+        words = AXIS_NAMES.get(len(shape))
+        if len(shape) == 2:
+            what = f"{words[axis]} {value} of {name}{dims}: {name} has {n:,} {words[axis]}s"
+        else:
+            axis_name = words[axis] if words else f"axis {axis}"
+            what = f"{axis_name} = {value} of {name}{dims}: {name} has {n:,} along {axis_name}"
+        what += f" (dimension {axis} of {name} has {n})"
+    if dtype is not None and np.dtype(dtype).kind in "iu" and np.dtype(dtype).itemsize < 4:
+        info = np.iinfo(dtype)
+        what += (f"; the index is {np.dtype(dtype)}, which holds only {info.min}..{info.max}: numpy wraps "
+                 f"{np.dtype(dtype)} arithmetic around, where C computes in int (widen it with .astype(np.int32))")
+    return what
+
+
+def element(name: str, parts) -> str:
+    """'A[3][-1]': an element as the kernel indexes it, from its index on every axis."""
+    return name + "".join(f"[{int(p)}]" for p in parts)
 
 
 def uninitialized(lane_bytes: int, site: Site, thread, block, element: str) -> InitcheckError:

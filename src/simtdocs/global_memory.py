@@ -27,10 +27,8 @@ LANE_BYTES = (1, 2, 4, 8, 16)
 
 def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=None, op=None, compare=None):
     """One warp-level global load (``kind="read"``), store (``"write"``) or atomic."""
-    if not isinstance(array, np.ndarray):
-        raise TypeError(f"{site}: global memory must be a numpy array, got {type(array).__name__}")
-    if not array.flags.c_contiguous:
-        raise ValueError(f"{site}: global arrays must be C-contiguous (use np.ascontiguousarray)")
+    if not isinstance(array, np.ndarray) or not array.flags.c_contiguous:
+        raise diagnostics.not_global_array(array, site)
     itemsize = array.dtype.itemsize
     lane_bytes = itemsize * width
     if lane_bytes not in LANE_BYTES:

@@ -14,9 +14,6 @@ from . import diagnostics
 from .diagnostics import Site
 from .threads import Lanes
 
-_AXIS_NAMES = {2: ("row", "column")}
-
-
 def per_thread(values, blocks: int, threads: int, site: Site, what: str = "value", extra=()) -> np.ndarray:
     """``values`` broadcast to (blocks, threads, *extra), or an error that says where."""
     values = np.asarray(values)
@@ -53,50 +50,52 @@ def flat_index(name: str, shape, index, lanes: Lanes, width: int, site: Site):
     """The flat element index (B, T) int64 of every thread, and the out-of-bounds lanes.
 
     Returns ``(flat, bad, report)``: ``bad`` is None or the mask of active lanes out of
-    bounds, and ``report(space, verb, itemsize)`` raises the memcheck error for them.
+    bounds, and ``report(space, verb, itemsize)`` raises the memcheck error for them: the
+    first such thread, on the first axis where it is outside, in the reader's terms.
     """
     size = int(np.prod(shape))
+    if isinstance(index, tuple) and len(index) != len(shape):
+        raise IndexError(f"{site}: {len(index)} indices for an array of {len(shape)} dimensions")
+    parts = index if isinstance(index, tuple) else (index,)
+    dtypes = [np.asarray(i).dtype for i in parts]
+    values = [_as_int64(i, lanes, site, "index") for i in parts]
     if isinstance(index, tuple):
-        if len(index) != len(shape):
-            raise IndexError(f"{site}: {len(index)} indices for an array of {len(shape)} dimensions")
-        flat, bad, report = None, None, None
-        for axis, (i, n) in enumerate(zip(index, shape)):
-            v = _as_int64(i, lanes, site, "index")
-            axis_bad = out_of_bounds(v, n, lanes)
-            if axis_bad is not None:
-                if bad is None:
-                    report = _reporter(name, shape, axis, v, axis_bad, lanes, site, width)
-                    bad = axis_bad
-                else:
-                    bad = bad | axis_bad
-            flat = v if flat is None else flat * n + v
-        if width > 1 and bad is None:
-            bad = out_of_bounds(flat, size - (width - 1), lanes)
-            if bad is not None:
-                report = _reporter(name, (size,), None, flat, bad, lanes, site, width)
-        return flat, bad, report
-    flat = _as_int64(index, lanes, site, "index")
-    bad = out_of_bounds(flat, size - (width - 1), lanes)
-    report = None if bad is None else _reporter(name, shape, None, flat, bad, lanes, site, width)
-    return flat, bad, report
+        checks = [(axis, v, n) for axis, (v, n) in enumerate(zip(values, shape))]
+    else:
+        checks = [(None, values[0], size - (width - 1))]
+    flat = values[0]
+    for v, n in zip(values[1:], shape[1:]):
+        flat = flat * n + v
+    bads = [(axis, out_of_bounds(v, n, lanes)) for axis, v, n in checks]
+    bads = [(axis, b) for axis, b in bads if b is not None]
+    if not bads and isinstance(index, tuple) and width > 1:
+        bads = [(None, b) for b in [out_of_bounds(flat, size - (width - 1), lanes)] if b is not None]
+    if not bads:
+        return flat, None, None
+    bad = bads[0][1]
+    for _, b in bads[1:]:
+        bad = bad | b
+    return flat, bad, _reporter(name, shape, parts, dtypes, values, flat, bads, bad, lanes, width, site)
 
 
-def _reporter(name, shape, axis, v, bad, lanes: Lanes, site, width):
+def _reporter(name, shape, parts, dtypes, values, flat, bads, bad, lanes: Lanes, width, site):
     def report(space: str, verb: str, itemsize: int):
         b, t = (int(x[0]) for x in np.nonzero(bad))
+        axis, axis_bad = next((axis, m) for axis, m in bads if m[b, t])
         block, thread = lanes.block_of(b), lanes.geo.thread(t)
-        threads = np.nonzero(bad[b])[0]
-        values = v[b, threads]
-        first, last = int(values.min()), int(values.max())
-        touched = f"{name}[{first}]" if first == last else f"{name}[{first}]…{name}[{last}]"
-        if axis is None:
-            what = f"{name} has {int(np.prod(shape)):,} elements"
+        threads = np.nonzero(axis_bad[b])[0]
+        if axis is None and len(parts) == 1:  # a flat index: the lowest and highest element reached
+            v = flat[b, threads]
+            first, last = diagnostics.element(name, [v.min()]), diagnostics.element(name, [v.max()])
+            value, what = int(flat[b, t]), diagnostics.outside(name, shape, None, int(flat[b, t]), dtypes[0])
         else:
-            words = _AXIS_NAMES.get(len(shape))
-            axis_name = words[axis] if words else f"axis {axis}"
-            dims = "".join(f"[{n}]" for n in shape)
-            what = f"{axis_name} {int(v[b, t])} of {name}{dims}: {name} has {shape[axis]:,} {axis_name}s " \
-                   f"(dimension {axis} of {name} has {shape[axis]})"
-        raise diagnostics.out_of_bounds(space, verb, itemsize * width, site, thread, block, int(v[b, t]), what,
+            first, last = (diagnostics.element(name, [x[b, u] for x in values]) for u in (threads[0], threads[-1]))
+            if axis is None:
+                value, what = int(flat[b, t]), diagnostics.outside(name, shape, None, int(flat[b, t]))
+            else:
+                value = int(values[axis][b, t])
+                what = diagnostics.outside(name, shape, axis, value, dtypes[axis])
+        touched = first if first == last else f"{first}…{last}"
+        raise diagnostics.out_of_bounds(space, verb, itemsize * width, site, thread, block, value, what,
                                         threads, touched)
     return report

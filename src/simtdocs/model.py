@@ -32,6 +32,7 @@ from .configuration import _check, _dims, _explain, _Launch, _shared_limit
 from .counters import Counters, Stats
 from .devices import H100, Device
 from .diagnostics import TOOLS, LaunchError, Site
+from .promotion import promoted
 from .shared_memory import Shared
 from .threads import WARP_SIZE, Lanes
 
@@ -131,7 +132,7 @@ class Block:
                            int(width), value, op, compare)
         if self._L.trace is not None:
             tracing.record(self, site, kind, array, index, mask, int(width))
-        return out
+        return promoted(out)
 
     # -- memory ----------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import diagnostics
 from ..diagnostics import RACE_KINDS, LaunchError, Race, index_text, name_in_kernel
+from ..promotion import promoted
 
 WARP = 32
 STATIC_SHARED_LIMIT = 48 * 1024  # nvcc refuses more static __shared__ per block
@@ -54,7 +55,8 @@ class MemoryInstructions:
 
     def _flat(self, array, index, active, site, width, verb):
         """Flat element index of every active thread (each axis checked, then the end), and
-        the threads out of bounds, which move no data (memcheck off; on, they raise)."""
+        the threads out of bounds, which move no data (memcheck off; on, the lowest such
+        thread raises, named on the first axis where it is outside)."""
         shared = isinstance(array, Shared)
         shape = array.shape
         axes = index if isinstance(index, tuple) else (index,)
@@ -66,18 +68,26 @@ class MemoryInstructions:
                 raise TypeError(f"{site}: index must be an integer array, got dtype {v.dtype}")
         threads = [t for t in range(self.nthreads) if active[t]]
         size = int(np.prod(shape))
-        out = set()
-        if isinstance(index, tuple):
-            for axis, (v, n) in enumerate(zip(values, shape)):
-                out |= self._bounds(array, [(t, int(v[t])) for t in threads], n, site, width, verb, axis)
+        parts = {t: [int(v[t]) for v in values] for t in threads}  # Python ints: no overflow
         flat = {}
         for t in threads:
             f = 0
-            for v, n in zip(values, shape if isinstance(index, tuple) else (size,)):
-                f = f * n + int(v[t])  # Python ints: no overflow whatever the index dtype
+            for p, n in zip(parts[t], shape if isinstance(index, tuple) else (size,)):
+                f = f * n + p
             flat[t] = f
-        out |= self._bounds(array, [(t, f) for t, f in flat.items() if t not in out], size - (width - 1),
-                            site, width, verb, None)
+        # Every thread outside on some axis, with the first such axis; then, when none is,
+        # the threads whose width elements run past the end.
+        bad = {}
+        if isinstance(index, tuple):
+            for t in threads:
+                axis = next((k for k, n in enumerate(shape) if not 0 <= parts[t][k] < n), None)
+                if axis is not None:
+                    bad[t] = axis
+        if not bad and (isinstance(index, tuple) and width > 1 or not isinstance(index, tuple)):
+            bad = {t: None for t in threads if not 0 <= flat[t] < size - (width - 1)}
+        if bad and "memcheck" in self._L.tools:
+            self._out_of_bounds(array, shape, values, parts, flat, bad, site, width, verb, isinstance(index, tuple))
+        out = set(bad)
         lane_bytes = array.dtype.itemsize * width
         base = 0 if shared else byte_offset(array)
         for t, f in flat.items():
@@ -87,34 +97,39 @@ class MemoryInstructions:
                 raise diagnostics.misaligned(lane_bytes, where, site, self._thread(t), self._block)
         return flat, out
 
-    def _bounds(self, array, pairs, n, site, width, verb, axis) -> set:
-        bad = [(t, v) for t, v in pairs if not 0 <= v < n]
-        if not bad or "memcheck" not in self._L.tools:
-            return {t for t, _ in bad}
-        t, v = bad[0]
+    def _out_of_bounds(self, array, shape, values, parts, flat, bad, site, width, verb, is_tuple):
+        """memcheck: the lowest thread out of bounds raises; the error lists the threads out
+        of bounds on the same axis, and the elements they reach."""
         shared = isinstance(array, Shared)
         name = array.name if shared else name_in_kernel(array, site)
-        shape = array.shape
+        t = min(bad)
+        axis = bad[t]
         if axis is None:
-            what = f"{name} has {int(np.prod(shape)):,} elements"
+            same = sorted(bad)
+        else:  # every thread outside on this axis, whichever axis it is outside on first
+            same = sorted(u for u in bad if not 0 <= parts[u][axis] < shape[axis])
+        if axis is None and not is_tuple:
+            value = flat[t]
+            what = diagnostics.outside(name, shape, None, value, values[0].dtype)
+            lo, hi = min(flat[u] for u in same), max(flat[u] for u in same)
+            first, last = diagnostics.element(name, [lo]), diagnostics.element(name, [hi])
         else:
-            axis_name = ("row", "column")[axis] if len(shape) == 2 else f"axis {axis}"
-            dims = "".join(f"[{d}]" for d in shape)
-            what = (f"{axis_name} {v} of {name}{dims}: {name} has {shape[axis]:,} {axis_name}s "
-                    f"(dimension {axis} of {name} has {shape[axis]})")
-        lo, hi = min(b for _, b in bad), max(b for _, b in bad)
-        touched = f"{name}[{lo}]" if lo == hi else f"{name}[{lo}]…{name}[{hi}]"
+            first, last = diagnostics.element(name, parts[same[0]]), diagnostics.element(name, parts[same[-1]])
+            if axis is None:
+                value, what = flat[t], diagnostics.outside(name, shape, None, flat[t])
+            else:
+                value = parts[t][axis]
+                what = diagnostics.outside(name, shape, axis, value, values[axis].dtype)
+        touched = first if first == last else f"{first}…{last}"
         raise diagnostics.out_of_bounds("__shared__" if shared else "__global__", verb, array.dtype.itemsize * width,
-                                        site, self._thread(t), self._block, v, what, [b for b, _ in bad], touched)
+                                        site, self._thread(t), self._block, value, what, same, touched)
 
     def _check_array(self, array, width, site):
         if not isinstance(width, (int, np.integer)) or width < 1:
             raise ValueError(f"{site}: width must be a positive integer")
         if not isinstance(array, Shared):
-            if not isinstance(array, np.ndarray):
-                raise TypeError(f"{site}: global memory must be a numpy array, got {type(array).__name__}")
-            if not array.flags.c_contiguous:
-                raise ValueError(f"{site}: global arrays must be C-contiguous (use np.ascontiguousarray)")
+            if not isinstance(array, np.ndarray) or not array.flags.c_contiguous:
+                raise diagnostics.not_global_array(array, site)
         lane_bytes = array.dtype.itemsize * width
         if lane_bytes not in LANE_BYTES:
             raise ValueError(f"{site}: a thread can move 1, 2, 4, 8 or 16 bytes at once, not {lane_bytes}")
@@ -253,7 +268,7 @@ class MemoryInstructions:
                 if shared and kind != "read":
                     array.written.update(range(f, f + width))
         self._record(found)
-        return None if kind == "write" else out
+        return None if kind == "write" else promoted(out)
 
     def _races(self, kind, site, s: Shared, flat, w, lanes, width, found) -> None:
         """racecheck: warp ``w``'s lanes checked together against the warps that touched the

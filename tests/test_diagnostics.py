@@ -1,0 +1,72 @@
+"""Errors that name the thing: the array by the kernel's name, the axis in the reader's terms,
+the index's type when it is narrow, and the thread and line — the same words on both engines."""
+
+import numpy as np
+import pytest
+
+from simtdocs import MemcheckError, launch, reference
+
+ENGINES = [pytest.param(launch, id="fast"), pytest.param(reference.launch, id="reference")]
+
+
+@pytest.mark.parametrize("run", ENGINES)
+def test_column_minus_one_of_a_matrix_is_called_a_column(run):
+    def left_neighbour(blk, A):
+        r = blk.tx
+        blk.load(A, (r % 10, r - 1))  # thread 0 reads A[0][-1]
+
+    with pytest.raises(MemcheckError) as e:
+        run(left_neighbour, grid=1, block=16, args=(np.zeros((10, 20), np.float32),))
+    text = str(e.value)
+    assert "by thread (0,0,0) in block (0,0,0)" in text
+    assert "index -1 is out of bounds: column -1 of A[10][20]: A has 20 columns" in text
+    assert "threads 0 read A[0][-1]" in text
+
+
+@pytest.mark.parametrize("run", ENGINES)
+def test_a_3d_halo_read_names_x_y_and_z(run):
+    def halo(blk, u):
+        x, y = blk.tx, blk.ty
+        blk.load(u, (x * 0 + 3, y, x + 1))  # the last column of threads reads x = 64
+
+    with pytest.raises(MemcheckError) as e:
+        run(halo, grid=1, block=(64, 2), args=(np.zeros((4, 8, 64)),))
+    text = str(e.value)
+    assert "by thread (63,0,0)" in text
+    assert "index 64 is out of bounds: x = 64 of u[4][8][64]: u has 64 along x" in text
+    assert "threads 63, 127 read u[3][0][64]…u[3][1][64]" in text
+
+
+@pytest.mark.parametrize("run", ENGINES)
+def test_the_first_thread_out_of_bounds_is_reported_whichever_axis(run):
+    def diagonal(blk, A):
+        t = blk.tx
+        blk.load(A, (t, t - 1))  # thread 0: column -1; threads 10..: row 10..
+
+    with pytest.raises(MemcheckError) as e:
+        run(diagonal, grid=1, block=32, args=(np.zeros((10, 20), np.float32),))
+    assert "by thread (0,0,0)" in str(e.value) and "column -1 of A[10][20]" in str(e.value)
+
+
+@pytest.mark.parametrize("run", ENGINES)
+def test_a_narrow_index_that_wrapped_says_its_type(run):
+    def scaled(blk, a):
+        i = (blk.tx * 3).astype(np.int8)  # thread 43 computes 129, which int8 holds as -127
+        blk.load(a, i)
+
+    with pytest.raises(MemcheckError) as e:
+        run(scaled, grid=1, block=64, args=(np.zeros(200),))
+    text = str(e.value)
+    assert "by thread (43,0,0)" in text and "index -127 is out of bounds: a has 200 elements" in text
+    assert "the index is int8, which holds only -128..127" in text
+
+
+@pytest.mark.parametrize("run", ENGINES)
+def test_a_strided_argument_is_named(run):
+    def copy(blk, a, b):
+        blk.store(b, blk.tx, blk.load(a, blk.tx))
+
+    with pytest.raises(ValueError, match=r"global array b must be C-contiguous.*np\.ascontiguousarray\(b\)"):
+        run(copy, grid=1, block=32, args=(np.zeros(32), np.zeros((32, 2))[:, 0]))
+    with pytest.raises(TypeError, match=r"global memory must be a numpy array, but a is a list"):
+        run(copy, grid=1, block=32, args=([0.0] * 32, np.zeros(32)))
