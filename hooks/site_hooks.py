@@ -3,6 +3,7 @@
 from simtdocs.docs.mkdocs_hooks import (  # noqa: F401
     on_config,
     on_files,
+    on_page_content,
     on_page_context,
     on_page_markdown,
     on_post_build,

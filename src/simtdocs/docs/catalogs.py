@@ -87,13 +87,33 @@ def compiled(catalog) -> bytes:
     return buf.getvalue()
 
 
+def extract_comments():
+    """A template catalog of the comments of every visible block (:mod:`simtdocs.docs.comments`)."""
+    from babel.messages.catalog import Catalog
+
+    from . import comments
+
+    template = Catalog(domain=comments.DOMAIN, project="simtdocs", charset="utf-8")
+    for msgid, places in comments.used().items():
+        template.add(msgid, None, [(w.split(" (cell")[0].rsplit(":", 1)[0], 0) for w in places[:3]])
+    return template
+
+
+def _all_domains():
+    """(domain, template) of the label catalogs and of the comments' catalog."""
+    from . import comments
+
+    for domain in DOMAINS:
+        yield domain, extract(domain)
+    yield comments.DOMAIN, extract_comments()
+
+
 def update() -> list[str]:
     """Merge the sources' strings into every catalog and compile it; return what changed."""
     from babel.messages.pofile import write_po
 
     changed = []
-    for domain in DOMAINS:
-        template = extract(domain)
+    for domain, template in _all_domains():
         for lang in TARGETS:
             catalog = read(domain, lang)
             catalog.update(template, no_fuzzy_matching=True)
@@ -129,8 +149,7 @@ def _without_dates(po: bytes) -> bytes:
 def problems() -> list[str]:
     """Everything that would put an untranslated or stale label on a page."""
     out = []
-    for domain in DOMAINS:
-        template = extract(domain)
+    for domain, template in _all_domains():
         used = {_key(m.id) for m in template if m.id}
         for lang in TARGETS:
             path = po_path(domain, lang)
@@ -149,7 +168,7 @@ def problems() -> list[str]:
                     out.append(f"{rel}: {msgid!r} has no translation")
                 elif m.fuzzy:
                     out.append(f"{rel}: {msgid!r} is marked fuzzy: check the translation and remove the flag")
-                elif any(_fields(t) != _fields(msgid) for t in strings):
+                elif domain != "comments" and any(_fields(t) != _fields(msgid) for t in strings):
                     out.append(f"{rel}: {msgid!r} and its translation {m.string!r} have different {{fields}}")
             mo = path.with_suffix(".mo")
             if path.exists() and (not mo.exists() or mo.read_bytes() != compiled(catalog)):

@@ -9,6 +9,8 @@
   whose HTML did not change (Chinese segmentation by jieba is the costly part).
 - ``on_page_markdown``: put the block outputs under their fences and fill ``{{ name }}``,
   and ``{{ config.repo_url }}`` (the install page's commands) from the configuration.
+- ``on_page_content``: the page's code blocks have been highlighted, their comments in the
+  page's language (:mod:`simtdocs.docs.comments`, set in ``on_page_markdown``).
 - ``on_page_context``: the "open in a hosted notebook" address of a notebook page.
 - ``on_post_page``: drop the CDN script tags nbconvert puts in notebook pages.
 """
@@ -26,7 +28,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
-from . import build, highlight_cache, notebook_runner, notebooks
+from . import build, comments, highlight_cache, notebook_runner, notebooks
 from .snippets import repo_root
 
 # (package folder under node_modules, file, where the site serves it). Formulas are typeset
@@ -55,6 +57,7 @@ def on_config(config, **kwargs):
         return config
     root = Path(config["config_file_path"]).parent
     highlight_cache.install(root / ".cache" / "highlight")
+    comments.install()  # a Chinese page shows its code's comments in Chinese (after the cache: it keeps them)
     site = build.Site(root, workers=int(os.environ.get("SIMTDOCS_BUILD_WORKERS", os.cpu_count() or 1)))
     docs = Path(config["docs_dir"])
     # A page before its translations (p.md, then p.en.md): errors name the default language first.
@@ -66,8 +69,11 @@ def on_config(config, **kwargs):
     jupyter = config["plugins"].get("mkdocs-jupyter")
     extra, made, cached = [], [], []
     if jupyter is not None:
-        made = notebooks.generate(root / CACHE, site.env, scripts, repo_url=config.get("repo_url"),
-                                  langs=_languages(config))
+        try:
+            made = notebooks.generate(root / CACHE, site.env, scripts, repo_url=config.get("repo_url"),
+                                      langs=_languages(config))
+        except (notebooks.NotebookError, comments.MissingCommentTranslation) as exc:
+            raise PluginError(str(exc)) from None
         paths = [root / CACHE / lang / m for lang in _languages(config) for m in made]
         extra = notebook_runner.prewarm_tasks(dict(jupyter.config), paths)
         # As mkdocs-jupyter names them (its cache_dir as configured, relative or not).
@@ -172,7 +178,13 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
     except (build.BlockError, ValueError) as exc:
         raise PluginError(str(exc)) from None
     out = fill_config(out, config)
+    comments.page_language.set(lang)  # the comments of its code blocks, as pymdownx highlights them
     return "\n".join(out.split("\n")[head.count("\n"):]) if head else out
+
+
+def on_page_content(html, page, config, files, **kwargs):
+    comments.page_language.set(None)
+    return html
 
 
 CONFIG_REF = re.compile(r"\{\{\s*config\.(\w+)\s*\}\}")

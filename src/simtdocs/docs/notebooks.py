@@ -150,8 +150,10 @@ def hosted_url(repo_url: str | None, ipynb: str) -> str | None:
 # -- writing the notebooks ----------------------------------------------------------------
 
 
-def build_notebook(script: Path, lang: str, sim_hash: str, repo_url: str | None = None):
-    """The notebook of ``script`` for readers of ``lang`` (an nbformat notebook)."""
+def build_notebook(script: Path, lang: str, sim_hash: str, repo_url: str | None = None,
+                   translate_comments: bool = True):
+    """The notebook of ``script`` for readers of ``lang`` (an nbformat notebook); the comments of
+    its code cells are in ``lang`` (:mod:`simtdocs.docs.comments`), its code is the script's."""
     import jupytext
 
     where = script.relative_to(repo_root()).as_posix() if script.is_relative_to(repo_root()) else str(script)
@@ -168,6 +170,12 @@ def build_notebook(script: Path, lang: str, sim_hash: str, repo_url: str | None 
     for cell in nb.cells:
         if cell["cell_type"] == "code" and "expand_snippets(" in cell["source"]:
             cell["source"] = inline_includes(cell["source"], where)
+    if translate_comments:
+        from . import comments
+
+        for i, cell in enumerate(nb.cells):
+            if cell["cell_type"] == "code":
+                cell["source"] = comments.localize(cell["source"], lang, f"{where} (cell {i})")
     # The setup goes at the top of the first code cell (the imports): the cells keep their
     # count, so "the second cell below" in a script's text still points at the right one.
     code = next((c for c in nb.cells if c["cell_type"] == "code"), None)
@@ -211,7 +219,11 @@ def inline_includes(source: str, where: str = "") -> str:
 def write_notebook(script: Path, out: Path, sim_hash: str, lang: str = "en", repo_url: str | None = None) -> Path:
     import hashlib
 
+    from . import comments
+
     included = b"".join(p.read_bytes() for p in sorted((repo_root() / "snippets").rglob("*.py")))
+    mo = comments.po_path(lang).with_suffix(".mo")
+    included += mo.read_bytes() if mo.is_file() else b""
     stamp = hashlib.sha256(script.read_bytes() + included + "\0".join(
         [sim_hash, lang, repo_url or "", Path(__file__).read_text(encoding="utf-8")]).encode()).hexdigest()
     stamp_file = out.with_suffix(".stamp")
