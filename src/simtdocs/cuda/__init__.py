@@ -1,0 +1,163 @@
+"""Kernels written the CUDA way: numba.cuda's per-thread dialect, compiled onto the engine.
+
+Write a kernel as for numba.cuda, change only the import, and it runs on the simulator
+with every counter, check and per-line report::
+
+    from simtdocs import cuda          # instead of: from numba import cuda
+
+    @cuda.jit
+    def vector_add(a, b, c, n):
+        i = cuda.grid(1)
+        if i < n:                      # a divergent branch is counted at this line
+            c[i] = a[i] + b[i]
+
+    stats = vector_add[cdiv(n, 256), 256](a, b, c, n)   # the launch's Stats (also vector_add.last_stats)
+    print(vector_add.as_masks())       # what the warp executes: the kernel in the blk API
+
+The kernel is compiled once per signature (which arguments are arrays) from its Python
+source (``ast``) into the mask form a reader would write with ``blk`` by hand
+(``simtdocs.cuda.compiler``): a branch on a per-thread value becomes
+``t = blk.branch(cond, mask=m)`` and both sides run under masks, a loop with per-thread
+bounds runs while any lane is in it with its test counted as a branch per trip, ``a[i]``
+becomes ``blk.load(a, i, mask=m)``. Which values differ between threads is decided by a
+divergence analysis (``simtdocs.cuda.analysis``); a branch on a uniform value (a scalar
+argument, a literal, ``blockDim``) stays a Python ``if`` and is not counted, as a compiler
+knows it cannot diverge. The generated code keeps the reader's file and line numbers, so
+``stats.by_site``, races, sanitizer errors and ``trace=`` name the reader's lines.
+
+``simtdocs.launch(kernel, grid, block, args=...)`` (with ``tools=``, ``trace=``, …) and
+``simtdocs.reference.launch`` accept a compiled kernel too; so does
+``kernel.launch(grid, block, args, **options)``.
+
+Supported: ``cuda.jit`` (with or without a signature, whose types are ignored),
+``cuda.jit(device=True)``; ``threadIdx/blockIdx/blockDim/gridDim .x/.y/.z``, ``grid``,
+``gridsize``, ``laneid``, ``warpsize``; ``if/elif/else``, ``a if c else b``, ``and/or/not``,
+``for … in range(…)`` (bounds per thread or uniform), ``for`` over a uniform tuple,
+``while``, ``break``, ``continue``, ``return`` anywhere; ``a[i]``, ``a[i, j]``, ``a[i] = v``,
+``a[i] += v``, ``.shape``, ``.size``, ``len``; ``cuda.shared.array`` (shape 0: dynamic),
+``cuda.local.array``, ``cuda.const.array_like``; ``syncthreads`` (and ``_count/_and/_or``),
+``syncwarp``, ``shfl_sync``, ``shfl_up_sync``, ``shfl_down_sync``, ``shfl_xor_sync``,
+``ballot_sync``, ``any_sync``, ``all_sync``, ``activemask``, ``lanemask_lt``, ``popc``,
+``brev``, ``clz``, ``ffs``, ``fma``, ``cbrt``, ``selp``, ``atomic.add/sub/max/min/exch/cas/
+compare_and_swap``, ``threadfence*``; ``math.*``, numpy functions and casts
+(``float32(x)``, ``np.float32(x)``), ``int/float/bool/abs/min/max/round/len/pow``.
+
+Differences from numba.cuda, all of them known:
+
+* **Counting.** Arithmetic is not counted as instructions (as in the ``blk`` API, where
+  ``blk.alu`` declares it); branches, loads, stores, atomics, barriers, shuffles and votes
+  are. A branch on a uniform value is not counted. A short-circuit ``and``/``or`` or a
+  conditional expression is a branch of its own only when its conditional side reads
+  memory or calls a function; otherwise it is a select (no branch). ``threadfence*`` is
+  not counted. Device functions are called, not inlined, so their instructions are counted
+  at the device function's own lines.
+* **Types** follow numba's: int literals and Python int arguments are int64, float literals
+  and arguments float64, ``threadIdx``/``blockIdx``/``blockDim``/``laneid`` int32,
+  ``grid``/``gridsize`` and ``range`` counters int64, and numpy's promotion of those dtypes
+  is numba's (``float32 * 2.0`` is float64 before a store casts it back). numba's
+  simulator, by contrast, computes ``float32 * 2.0`` in float32 (numpy 2 treats the literal
+  as weak), so a long float chain can differ from it in the last bit.
+* **Memory.** Global arrays must be C-contiguous numpy arrays (``cuda.to_device`` returns
+  one). A negative index is out of bounds (a memcheck error), as in CUDA C; numba wraps it
+  around. Slicing an array inside a kernel is not supported. Local arrays are zero-filled
+  (numba leaves them undefined) and not counted as memory traffic; constant arrays
+  (``const.array_like``, and global numpy arrays a kernel names, which numba freezes into
+  constant memory) are read through the constant cache, not counted as global traffic,
+  and checked for bounds. Only one dynamic shared array per kernel (numba lets several
+  alias the same memory).
+* **Atomics** ``and_``, ``or_``, ``xor``, ``inc``, ``dec``, ``nanmax``, ``nanmin`` are not
+  supported (the engine has add, max, min, exch, cas; ``sub`` is an add of the negation).
+* **Warp operations.** The ``mask`` argument of ``syncwarp``/``shfl_*_sync``/votes is not
+  checked; the lanes that take part are those the control flow lets through. ``eq_sync``,
+  ``match_*_sync`` and ``syncthreads`` inside a loop that some threads left are as the
+  engine defines them (the latter is the synccheck error).
+* **Not supported** (a ``CompileError`` naming the line and the construct): recursion,
+  ``try/except``, ``raise``, ``assert``, ``with``, classes, ``lambda``, nested functions,
+  lists, dicts, sets, comprehensions, ``print``, f-strings, slices, ``*args``, keyword
+  arguments to device functions, a loop's ``else``, cooperative groups (``cuda.cg``),
+  dynamic parallelism, ``cuda.fp16``, records, complex arrays in shared memory, streams
+  and events (a launch's stream argument is ignored). Python's ``for`` over anything but
+  ``range`` or a uniform tuple.
+* A ``for`` loop's counter after a per-thread loop holds its last value in the loop (as in
+  Python); a variable assigned only under a branch is 0 for the other threads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import intrinsics as _I
+from .analysis import CompileError
+from .intrinsics import atomic, blockDim, blockIdx, cg, const, gridDim, laneid, local, shared, threadIdx, warpsize
+from .kernel import DeviceFunction, Kernel
+
+globals().update(_I.functions)  # grid, gridsize, syncthreads, shfl_sync, … as markers
+
+
+def jit(func_or_sig=None, device: bool = False, **options):
+    """``@cuda.jit``, ``@cuda.jit(device=True)``, ``@cuda.jit("void(float32[:])")``.
+
+    numba's options (``debug``, ``lineinfo``, ``fastmath``, ``cache``, ``opt``, …) are
+    accepted and ignored, and so is a signature: the kernel is compiled per signature at
+    its first launch.
+    """
+    def wrap(func):
+        return DeviceFunction(func) if device else Kernel(func)
+    if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)):
+        return wrap(func_or_sig)
+    return wrap
+
+
+class DeviceArray(np.ndarray):
+    """What ``cuda.to_device`` returns: a numpy array with numba's host-copy methods."""
+
+    def copy_to_host(self, ary=None, stream=None):
+        if ary is None:
+            return np.array(self, copy=True).view(np.ndarray)
+        ary[...] = self
+        return ary
+
+    def copy_to_device(self, ary, stream=None):
+        self[...] = ary
+
+    def is_c_contiguous(self):
+        return self.flags.c_contiguous
+
+
+def to_device(ary, stream=None, copy: bool = True, to=None):
+    """A copy of ``ary`` the kernel can read and write (numba: a device array)."""
+    if to is not None:
+        to[...] = ary
+        return to
+    return np.array(ary, copy=True, order="C").view(DeviceArray)
+
+
+def device_array(shape, dtype=np.float64, strides=None, order="C", stream=None):
+    return np.zeros(shape, dtype=np.dtype(dtype) if not hasattr(dtype, "name") else np.dtype(str(dtype))).view(DeviceArray)
+
+
+def device_array_like(ary, stream=None):
+    return np.zeros_like(np.asarray(ary), order="C").view(DeviceArray)
+
+
+def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
+    return np.zeros(shape, dtype=dtype)
+
+
+def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=None, portable=False, wc=False):
+    return device_array(shape, dtype)
+
+
+def synchronize():
+    """Kernels finish when their launch returns; nothing to wait for."""
+
+
+def is_available() -> bool:
+    return True
+
+
+__all__ = [
+    "CompileError", "DeviceArray", "DeviceFunction", "Kernel", "atomic", "blockDim", "blockIdx", "cg", "const",
+    "device_array", "device_array_like", "gridDim", "is_available", "jit", "laneid", "local", "mapped_array",
+    "pinned_array", "shared", "synchronize", "threadIdx", "to_device", "warpsize", *_I.FUNCTIONS,
+]

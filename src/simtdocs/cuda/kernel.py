@@ -1,0 +1,247 @@
+"""Kernels and device functions: compile once per signature, launch on the engine.
+
+``@cuda.jit`` makes a ``Kernel``. ``kernel[grid, block](*args)`` (or ``[grid, block, stream,
+shared_bytes]``) runs ``simtdocs.launch`` and returns its ``Stats``, also kept as
+``kernel.last_stats``; ``simtdocs.launch(kernel, grid, block, args=...)`` and
+``simtdocs.reference.launch`` run it too, since a ``Kernel`` called with a ``blk`` runs its
+mask form. The mask form is compiled once per *signature*, which arguments are arrays and
+which are scalars (as numba compiles once per argument types), and cached.
+
+``@cuda.jit(device=True)`` makes a ``DeviceFunction``: compiled once per signature of its
+call (which arguments are arrays, per-thread values or uniform values) into a function
+``f(blk, mask, *args)`` that the caller's mask form calls with its current mask. Its
+instructions are counted at its own source lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+
+import numpy as np
+
+from .. import model
+from ..counters import Stats
+from ..devices import H100
+from ..diagnostics import TOOLS
+from . import types as ctypes
+from .analysis import CompileError, Scope, Source
+from .compiler import HELPERS, Compiler
+
+
+class Specialization:
+    """One compiled signature: the mask-form function, its AST and what it returns."""
+
+    def __init__(self, source: Source, kinds: dict, device: bool, stack: tuple):
+        self.source = source
+        self.stack = stack
+        scope = Scope(source, kinds, device, self._specialize)
+        self.returns_varying = scope.returns_varying
+        self.returns_value = scope.returns_value
+        compiler = Compiler(scope)
+        self.tree = compiler.compile()
+        self.callees: dict[str, Specialization] = {}
+        namespace = {}
+        for name, value in source.namespace.items():
+            namespace[name] = ctypes.constant(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+        namespace.update(HELPERS)
+        namespace.update({k: (v.function if isinstance(v, Specialization) else v) for k, v in compiler.extra.items()})
+        self.extra = compiler.extra
+        module = ast.Module(body=[self.tree], type_ignores=[])
+        code = compile(module, source.filename, "exec")
+        exec(code, namespace)
+        self.function = namespace[self.tree.name]
+        self.function.__name__ = source.name
+
+    def _specialize(self, fn, kinds, node):
+        if fn.source is self.source or any(s is fn.source for s in self.stack):
+            raise self.source.error(node, f"recursion ({fn.__name__} calls itself) is not supported in a kernel")
+        return fn.specialize(kinds, self.stack + (self.source,), node)
+
+
+class DeviceFunction:
+    """``@cuda.jit(device=True)``: a function kernels call, compiled with each caller."""
+
+    def __init__(self, func):
+        self.py_func = func
+        self.__name__ = func.__name__
+        self.__doc__ = func.__doc__
+        self._source = None
+        self._specs: dict[tuple, Specialization] = {}
+
+    @property
+    def source(self) -> Source:
+        if self._source is None:
+            self._source = Source(self.py_func)
+        return self._source
+
+    def specialize(self, kinds: tuple, stack=(), node=None) -> Specialization:
+        spec = self._specs.get(kinds)
+        if spec is None:
+            params = [a.arg for a in self.source.tree.args.args]
+            if len(params) != len(kinds):
+                raise CompileError(f"{self.__name__} takes {len(params)} arguments, called with {len(kinds)}")
+            spec = self._specs[kinds] = Specialization(self.source, dict(zip(params, kinds)), True, stack)
+        return spec
+
+    def __call__(self, *args):
+        raise RuntimeError(f"{self.__name__} is a device function: call it from a @cuda.jit kernel")
+
+    def __repr__(self) -> str:
+        return f"<device function {self.__name__}>"
+
+
+class Kernel:
+    """``@cuda.jit``: launch with ``kernel[grid, block](*args)``; returns the launch's ``Stats``."""
+
+    def __init__(self, func, tools=TOOLS, device=H100):
+        self.py_func = func
+        self.__name__ = func.__name__
+        self.__qualname__ = getattr(func, "__qualname__", func.__name__)
+        self.__doc__ = func.__doc__
+        self.__module__ = func.__module__
+        self._source = None
+        self._specs: dict[tuple, Specialization] = {}
+        self._last_kinds = None
+        self.last_stats: Stats | None = None
+        self.tools = tools
+        self.device = device
+
+    @property
+    def source(self) -> Source:
+        if self._source is None:
+            self._source = Source(self.py_func)
+        return self._source
+
+    def specialize(self, kinds: tuple) -> Specialization:
+        spec = self._specs.get(kinds)
+        if spec is None:
+            params = [a.arg for a in self.source.tree.args.args]
+            if len(params) != len(kinds):
+                raise TypeError(f"{self.__name__} takes {len(params)} arguments, got {len(kinds)}")
+            named = {p: ("global" if k == "array" else k) for p, k in zip(params, kinds)}
+            spec = self._specs[kinds] = Specialization(self.source, named, False, ())
+        self._last_kinds = kinds
+        return spec
+
+    def __call__(self, *args):
+        """Called by ``simtdocs.launch`` (or the reference engine) with a ``blk`` first: run
+        the mask form for this pass of blocks."""
+        if not args or not _is_block(args[0]):
+            raise TypeError(f"{self.__name__} is a kernel: launch it with {self.__name__}[grid, block](...) "
+                            f"or simtdocs.launch({self.__name__}, grid, block, args=(...))")
+        blk, rest = args[0], tuple(ctypes.argument(a) for a in args[1:])
+        spec = self.specialize(tuple(ctypes.kind(a) for a in rest))
+        with np.errstate(all="ignore"):
+            spec.function(blk, *rest)
+
+    def __getitem__(self, config):
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise ValueError("launch a kernel as kernel[grid, block](...) or kernel[grid, block, stream, shared_bytes](...)")
+        grid, block = config[0], config[1]
+        shared_bytes = int(config[3]) if len(config) == 4 else 0
+        return Launch(self, grid, block, shared_bytes)
+
+    def launch(self, grid, block, args=(), **options) -> Stats:
+        """``simtdocs.launch`` with this kernel (``tools=``, ``trace=``, ``device=``, … as there)."""
+        options.setdefault("tools", self.tools)
+        options.setdefault("device", self.device)
+        stats = model.launch(self, grid, block, args=tuple(_host(a) for a in args), **options)
+        self.last_stats = stats
+        return stats
+
+    def as_masks(self, *args) -> str:
+        """The compiled mask form as Python source, each line marked with the reader's line
+        it comes from. ``args`` (arrays or scalars, as for a launch) choose the signature;
+        without them, the last launch's, or else: a parameter the kernel indexes is an array."""
+        if args:
+            kinds = tuple(ctypes.kind(ctypes.argument(_host(a))) for a in args)
+        elif self._last_kinds is not None:
+            kinds = self._last_kinds
+        else:
+            kinds = self._guess_kinds()
+        spec = self.specialize(kinds)
+        return render(spec)
+
+    def _guess_kinds(self) -> tuple:
+        tree = self.source.tree
+        indexed = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+                indexed.add(node.value.id)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in ("shape", "size", "ndim"):
+                indexed.add(node.value.id)
+            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
+                f = node.func
+                if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute) and f.value.attr == "atomic":
+                    indexed.add(node.args[0].id)
+        return tuple("array" if a.arg in indexed else "value" for a in tree.args.args)
+
+    def __repr__(self) -> str:
+        return f"<simtdocs.cuda kernel {self.__name__}>"
+
+
+class Launch:
+    """``kernel[grid, block]``: call it with the kernel's arguments."""
+
+    def __init__(self, kernel: Kernel, grid, block, shared_bytes: int):
+        self.kernel, self.grid, self.block, self.shared_bytes = kernel, grid, block, shared_bytes
+
+    def __call__(self, *args) -> Stats:
+        return self.kernel.launch(self.grid, self.block, args, shared_bytes=self.shared_bytes)
+
+
+def _is_block(x) -> bool:
+    from .. import reference
+    return isinstance(x, (model.Block, reference.Block))
+
+
+def _host(a):
+    """A device array (``cuda.to_device``) is a numpy array already; lists become arrays."""
+    return a
+
+
+def render(spec: Specialization) -> str:
+    """The mask form as source, with the reader's line number and line beside the first
+    generated line of each."""
+    src = spec.source
+    lines: list[tuple[str, int | None]] = []
+
+    def header(node, text):
+        lines.append((text, getattr(node, "lineno", None)))
+
+    def walk(stmts, indent):
+        for s in stmts:
+            pad = "    " * indent
+            if isinstance(s, ast.If):
+                header(s, f"{pad}if {ast.unparse(s.test)}:")
+                walk(s.body, indent + 1)
+                if s.orelse:
+                    lines.append((f"{pad}else:", None))
+                    walk(s.orelse, indent + 1)
+            elif isinstance(s, ast.For):
+                header(s, f"{pad}for {ast.unparse(s.target)} in {ast.unparse(s.iter)}:")
+                walk(s.body, indent + 1)
+            elif isinstance(s, ast.While):
+                header(s, f"{pad}while {ast.unparse(s.test)}:")
+                walk(s.body, indent + 1)
+            else:
+                for k, text in enumerate(ast.unparse(s).splitlines()):
+                    lines.append((pad + text, s.lineno if k == 0 else None))
+
+    tree = spec.tree
+    header(tree, f"def {tree.name}({', '.join(a.arg for a in tree.args.args)}):")
+    walk(tree.body, 1)
+    width = min(max(len(t) for t, _ in lines) + 2, 100)
+    out, last = [], None
+    for text, lineno in lines:
+        if lineno is not None and lineno != last:
+            out.append(f"{text.ljust(width)}# {lineno}: {src.line(lineno)}")
+            last = lineno
+        else:
+            out.append(text)
+    text = "\n".join(out) + "\n"
+    for name, callee in spec.extra.items():
+        if isinstance(callee, Specialization):
+            text += f"\n# {name}: the device function {callee.source.name}, for this call\n" + render(callee)
+    return text

@@ -1,0 +1,365 @@
+"""What the compiled mask form calls besides ``blk``: masks, merges, per-thread storage.
+
+None of these is a warp instruction: every counted instruction is a ``blk`` method called
+from the kernel's own frame (``blk._site()`` finds the reader's line there). These helpers
+only combine masks and values with numpy, the way the compiler's register allocator and
+predication would.
+
+Masks: ``None`` is "every thread the function was entered with"; otherwise a bool array of
+shape (1, T) or (B, T). Exit sets (lanes that returned, broke out of or continued a loop)
+start as ``False`` (no lane). Every helper returns a new array: nothing is updated in place,
+so an engine memo keyed by an array's identity can never go stale.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import sys
+
+import numpy as np
+
+from ..diagnostics import MemcheckError
+
+i64, f64, i32 = np.int64, np.float64, np.int32
+
+
+def any_(m) -> bool:
+    """Whether a mask has an active lane (None: all have)."""
+    return True if m is None else bool(np.any(m))
+
+
+def else_(m, taken):
+    """The lanes of ``m`` that do not take the branch whose taken lanes are ``taken``."""
+    return np.logical_not(taken) if m is None else m & np.logical_not(taken)
+
+
+def and_(m, c):
+    """``m`` restricted to ``c``: the lanes of a pure ``a and b`` that go on."""
+    c = np.asarray(c, dtype=bool)
+    return c if m is None else m & c
+
+
+def or_(exits, m):
+    """Add the lanes of mask ``m`` to the exit set ``exits``."""
+    if m is None:
+        return True
+    if exits is False:
+        return m
+    if exits is True:
+        return True
+    return exits | m
+
+
+def without(m, *exits):
+    """``m`` minus the lanes of every exit set."""
+    for x in exits:
+        if x is False:
+            continue
+        if x is True:
+            return np.False_
+        m = np.logical_not(x) if m is None else m & np.logical_not(x)
+    return m
+
+
+def sel(m, new, old):
+    """``new`` where ``m``, else ``old``: an assignment under a mask (a new array)."""
+    if m is None:
+        return new
+    if old is None:
+        old = np.zeros_like(np.asarray(new))
+    if isinstance(new, tuple):
+        return tuple(sel(m, n, o) for n, o in zip(new, old if isinstance(old, tuple) else (old,) * len(new)))
+    return np.where(m, new, old)
+
+
+def truth(c):
+    """A condition as a bool per thread (numba: nonzero is true)."""
+    return np.asarray(c, dtype=bool) if not isinstance(c, (bool, np.bool_)) else c
+
+
+def not_(c):
+    return np.logical_not(c)
+
+
+def select(c, a, b):
+    """``a if c else b`` with no memory access on either side: a select, not a branch."""
+    if isinstance(c, (bool, np.bool_)):
+        return a if c else b
+    return np.where(c, a, b)
+
+
+def range_cond(i, stop, step):
+    """The test of ``for i in range(start, stop, step)`` for each thread."""
+    if np.ndim(step) == 0:
+        return i < stop if step > 0 else i > stop
+    return np.where(step > 0, i < stop, i > stop)
+
+
+def urange(*args):
+    """``range`` whose values are int64, as numba types a range index."""
+    for k in range(*(int(a) for a in args)):
+        yield np.int64(k)
+
+
+# -- builtins and math, per thread -----------------------------------------------------------------
+
+
+def int_(x):
+    """``int(x)``: truncation toward zero, int64."""
+    if isinstance(x, np.ndarray):
+        return x.astype(np.int64) if x.dtype.kind in "iub" else np.trunc(x).astype(np.int64)
+    return np.int64(builtins.int(x))
+
+
+def float_(x):
+    return x.astype(np.float64) if isinstance(x, np.ndarray) else np.float64(x)
+
+
+def bool_(x):
+    return truth(x)
+
+
+def _reduce(f, args):
+    if len(args) == 1:
+        args = tuple(args[0])
+    out = args[0]
+    for a in args[1:]:
+        out = f(out, a)
+    return out
+
+
+def min_(*args):
+    return _reduce(np.minimum, args)
+
+
+def max_(*args):
+    return _reduce(np.maximum, args)
+
+
+def round_(x, n=None):
+    if n is not None:
+        return np.round(x, int(n))
+    return int_(np.rint(x))
+
+
+def floor_(x):
+    """``math.floor``: an int64 in numba."""
+    return int_(np.floor(x))
+
+
+def ceil_(x):
+    return int_(np.ceil(x))
+
+
+def trunc_(x):
+    return int_(np.trunc(x))
+
+
+def _vectorize(f):
+    v = np.vectorize(f, otypes=[np.float64])
+
+    def g(*args):
+        if all(np.ndim(a) == 0 for a in args):
+            return np.float64(f(*args))
+        return v(*args)
+    g.__name__ = f.__name__
+    return g
+
+
+MATH = {  # math.<name> -> what computes it per thread (numba keeps float32 for float32 inputs)
+    "sqrt": np.sqrt, "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2,
+    "log10": np.log10, "log1p": np.log1p, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin,
+    "acos": np.arccos, "atan": np.arctan, "atan2": np.arctan2, "sinh": np.sinh, "cosh": np.cosh,
+    "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "fabs": np.fabs,
+    "hypot": np.hypot, "pow": np.power, "copysign": np.copysign, "fmod": np.fmod, "isnan": np.isnan,
+    "isinf": np.isinf, "isfinite": np.isfinite, "floor": floor_, "ceil": ceil_, "trunc": trunc_,
+    "erf": _vectorize(math.erf), "erfc": _vectorize(math.erfc), "gamma": _vectorize(math.gamma),
+    "lgamma": _vectorize(math.lgamma), "degrees": np.degrees, "radians": np.radians,
+    "ldexp": np.ldexp, "frexp": np.frexp, "remainder": np.remainder,
+}
+
+
+def popc(x):
+    """``cuda.popc``: set bits of an integer."""
+    return np.bitwise_count(np.asarray(x)).astype(np.int32) if np.ndim(x) else np.int32(builtins.int(x).bit_count() if builtins.int(x) >= 0 else np.bitwise_count(x))
+
+
+def brev(x):
+    """``cuda.brev``: the bits of a 32- or 64-bit integer reversed."""
+    a = np.asarray(x)
+    bits = 64 if a.dtype.itemsize == 8 else 32
+    u = a.astype(np.uint64 if bits == 64 else np.uint32)
+    out = np.zeros_like(u)
+    for k in range(bits):
+        out |= ((u >> type(u.flat[0])(k)) & type(u.flat[0])(1)) << type(u.flat[0])(bits - 1 - k)
+    return out if np.ndim(x) else out[()]
+
+
+def clz(x):
+    """``cuda.clz``: leading zero bits (32 or 64 by the input's size)."""
+    a = np.asarray(x)
+    bits = 64 if a.dtype.itemsize == 8 else 32
+    u = a.astype(np.uint64 if bits == 64 else np.uint32)
+    n = np.full(u.shape, bits, np.int32)
+    for k in range(bits):
+        n = np.where((u >> np.uint64(k)).astype(bool), np.int32(bits - 1 - k), n)
+    return n if np.ndim(x) else n[()]
+
+
+def ffs(x):
+    """``cuda.ffs``: 1 + the position of the lowest set bit, 0 when none."""
+    a = np.asarray(x)
+    bits = 64 if a.dtype.itemsize == 8 else 32
+    u = a.astype(np.uint64 if bits == 64 else np.uint32)
+    n = np.zeros(u.shape, np.int32)
+    for k in reversed(range(bits)):
+        n = np.where((u >> np.uint64(k)) & np.uint64(1) == 1, np.int32(k + 1), n)
+    return n if np.ndim(x) else n[()]
+
+
+def fma(a, b, c):
+    return a * b + c
+
+
+def cbrt(x):
+    return np.cbrt(x)
+
+
+def lanemask_lt(blk):
+    return ((np.uint32(1) << blk.lane.astype(np.uint32)) - np.uint32(1)).astype(np.uint32)
+
+
+def activemask(blk, m):
+    """``cuda.activemask()``: the warp's active lanes as a uint32 (no instruction counted)."""
+    T = blk.nthreads
+    active = np.ones((1, T), bool) if m is None else np.broadcast_to(np.asarray(m, bool), (np.shape(m)[0] if np.ndim(m) == 2 else 1, T))
+    warps = -(-T // 32)
+    pad = np.zeros((active.shape[0], warps * 32), bool)
+    pad[:, :T] = active
+    bits = (pad.reshape(active.shape[0], warps, 32).astype(np.uint64) << np.arange(32, dtype=np.uint64)).sum(2)
+    return np.repeat(bits.astype(np.uint32), 32, axis=1)[:, :T]
+
+
+def shfl_up_source(blk, delta):
+    """The source lane of ``shfl_up_sync`` with a per-thread ``delta``: a lane before 0 keeps its own."""
+    src = blk.lane - delta
+    return np.where(src >= 0, src, blk.lane)
+
+
+def shfl_down_source(blk, delta):
+    src = blk.lane + delta
+    return np.where(src < 32, src, blk.lane)
+
+
+def shfl_xor_source(blk, lane_mask):
+    src = blk.lane ^ lane_mask
+    return np.where((src >= 0) & (src < 32), src, blk.lane)
+
+
+def block_reduce(blk, pred, m, how):
+    """``syncthreads_count/and/or``: the predicate combined over the block's threads that reached it."""
+    p = np.broadcast_to(np.asarray(pred, bool), (blk.nblocks, blk.nthreads))
+    active = np.ones_like(p) if m is None else np.broadcast_to(np.asarray(m, bool), p.shape)
+    if how == "count":
+        out = np.count_nonzero(p & active, axis=1).astype(np.int32)
+    elif how == "and":
+        out = (~(active & ~p).any(axis=1)).astype(np.int32)
+    else:
+        out = (p & active).any(axis=1).astype(np.int32)
+    return out[:, None]
+
+
+# -- per-thread and constant arrays --------------------------------------------------------------
+
+
+class Local:
+    """``cuda.local.array``: each thread's own array, kept as (blocks, threads, *shape).
+
+    Local memory is private to a thread, so it is not counted as global traffic here.
+    """
+
+    def __init__(self, blk, shape, dtype):
+        shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+        self.shape, self.dtype = shape, np.dtype(dtype)
+        self.data = np.zeros((blk.nblocks, blk.nthreads) + shape, self.dtype)
+        self.size = int(np.prod(shape))
+        self.ndim = len(shape)
+        self.name = "local"
+
+    def __len__(self):
+        return self.shape[0]
+
+
+def _where(depth=2):
+    f = sys._getframe(depth)
+    import linecache
+    return f"{f.f_code.co_name} (line {f.f_lineno}: {linecache.getline(f.f_code.co_filename, f.f_lineno).strip()})"
+
+
+def _local_index(arr, index, m, verb):
+    parts = index if isinstance(index, tuple) else (index,)
+    if len(parts) != len(arr.shape):
+        raise IndexError(f"{_where(3)}: {len(parts)} indices for a local array of {len(arr.shape)} dimensions")
+    B, T = arr.data.shape[:2]
+    out = []
+    for axis, (p, n) in enumerate(zip(parts, arr.shape)):
+        p = np.asarray(p)
+        if p.dtype.kind not in "iu":
+            raise TypeError(f"{_where(3)}: index of a local array must be an integer, got dtype {p.dtype}")
+        bad = (p < 0) | (p >= n)
+        if np.ndim(p) and m is not None:
+            bad = bad & m
+        elif np.ndim(p) == 0 and m is not None and not np.any(m):
+            bad = False
+        if np.any(bad):
+            v = p if np.ndim(p) == 0 else np.broadcast_to(p, (B, T))[np.broadcast_to(bad, (B, T))][0]
+            raise MemcheckError(f"Invalid local {verb} at {_where(3)}: index {int(v)} of a local array of "
+                                f"shape {arr.shape} (axis {axis} has {n})")
+        out.append(p)
+    return out
+
+
+def local_load(arr, index, m=None):
+    """``l[index]`` for every thread (its own copy of ``l``)."""
+    parts = _local_index(arr, index, m, "read")
+    if all(np.ndim(p) == 0 for p in parts):
+        return arr.data[(slice(None), slice(None)) + tuple(int(p) for p in parts)].copy()
+    B, T = arr.data.shape[:2]
+    bb, tt = np.arange(B)[:, None], np.arange(T)[None, :]
+    safe = [np.clip(np.broadcast_to(p, (B, T)), 0, n - 1) for p, n in zip(parts, arr.shape)]
+    return arr.data[(bb, tt) + tuple(safe)]
+
+
+def local_store(arr, index, value, m=None):
+    """``l[index] = value`` for the threads of ``m``."""
+    parts = _local_index(arr, index, m, "write")
+    B, T = arr.data.shape[:2]
+    value = np.broadcast_to(np.asarray(value), (B, T)).astype(arr.dtype, copy=False)
+    if all(np.ndim(p) == 0 for p in parts):
+        key = (slice(None), slice(None)) + tuple(int(p) for p in parts)
+        arr.data[key] = value if m is None else np.where(m, value, arr.data[key])
+        return
+    bb, tt = np.broadcast_arrays(np.arange(B)[:, None], np.arange(T)[None, :])
+    idx = [np.broadcast_to(p, (B, T)) for p in parts]
+    act = np.ones((B, T), bool) if m is None else np.broadcast_to(np.asarray(m, bool), (B, T))
+    arr.data[(bb[act], tt[act]) + tuple(i[act] for i in idx)] = value[act]
+
+
+def const_load(arr, index, m=None):
+    """A read of constant memory (``cuda.const.array_like``, or a global array the kernel names):
+    served by the constant cache, so not counted as global traffic; out of bounds is an error."""
+    arr = np.asarray(arr)
+    parts = index if isinstance(index, tuple) else (index,)
+    if len(parts) != arr.ndim:
+        raise IndexError(f"{_where(2)}: {len(parts)} indices for a constant array of {arr.ndim} dimensions")
+    safe = []
+    for axis, (p, n) in enumerate(zip(parts, arr.shape)):
+        p = np.asarray(p)
+        bad = (p < 0) | (p >= n)
+        if m is not None and np.ndim(p):
+            bad = bad & m
+        if np.any(bad) and (m is None or np.any(m)):
+            raise MemcheckError(f"Invalid __constant__ read at {_where(2)}: axis {axis} has {n} elements")
+        safe.append(np.clip(p, 0, n - 1))
+    return arr[tuple(safe)]
