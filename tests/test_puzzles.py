@@ -170,6 +170,24 @@ def block_sum_no_sync(blk, x, out):
     blk.store(out, blk.bx, blk.load(sdata, 0 * tid, mask=tid == 0), mask=tid == 0)
 
 
+def block_sum_warp_tail_without_syncwarp(blk, x, out):
+    sdata = blk.shared(blk.bdx, np.float32, name="sdata")
+    tid = blk.tx
+    blk.store(sdata, tid, blk.load(x, blk.bx * blk.bdx + tid))
+    blk.sync()
+    s = blk.bdx // 2
+    while s > 32:
+        w = tid < s
+        blk.store(sdata, tid, blk.load(sdata, tid, mask=w) + blk.load(sdata, tid + s, mask=w), mask=w)
+        blk.sync()
+        s //= 2
+    while s > 0:  # the pre-Volta warp-synchronous tail: no __syncwarp() between the steps
+        w = tid < s
+        blk.store(sdata, tid, blk.load(sdata, tid, mask=w) + blk.load(sdata, tid + s, mask=w), mask=w)
+        s //= 2
+    blk.store(out, blk.bx, blk.load(sdata, 0 * tid, mask=tid == 0), mask=tid == 0)
+
+
 def warp_of_columns(blk, warp, lane):
     t = blk.tx * blk.bdy + blk.ty
     g = blk.bx * (blk.bdx * blk.bdy) + blk.ty * blk.bdx + blk.tx
@@ -260,7 +278,10 @@ WRONG = [
     ("block_sum", block_sum_modulo, "shared wavefronts: 2,400 where at most 720 are allowed; 1,504 of them on line 9 "
                                     "(`v = blk.load(sdata, tid, mask=w) + blk.load(sdata, tid + s, mask=w)`)"),
     ("block_sum", block_sum_no_sync, "a race between warps 0 and 2 on line 9: warp 0 reads shared sdata[64], which "
-                                     "warp 2 writes on line 10, with no __syncthreads() between (32 hazards in all)"),
+                                     "warp 2 writes on line 10, with no __syncthreads() between (112 hazards in all)"),
+    ("block_sum", block_sum_warp_tail_without_syncwarp,
+     "a race inside warp 0 on line 14: lane 0 reads shared sdata[16], which lane 16 writes on line 14; its lanes "
+     "are not in lockstep, so it needs __syncwarp() between (80 hazards in all)"),
     ("warp_of", warp_of_columns, "wrong value at element 4 of warp: expected 0, got 1 (192 of its 256 elements are wrong)"),
     ("even_odd", even_odd_branch_only, "wrong value at element 1 of out: expected 101.0, got 2.0 "
                                        "(2,048 of its 4,096 elements are wrong)"),

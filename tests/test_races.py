@@ -60,12 +60,3 @@ def test_write_after_read_is_named():
     assert race.other_site.source == "v = blk.load(s, 63 - blk.tx)  # warp 1 reads what warp 0 wrote"
     assert race.message == (f"warp 0 writes shared s[0], read in this phase by warp 1 at line "
                             f"{race.other_site.lineno}, with no sync between")
-
-
-def test_same_warp_is_not_a_race_in_this_model():
-    def within_one_warp(blk):
-        s = blk.shared(32, np.float32, name="s")
-        blk.store(s, blk.tx, 1.0)
-        blk.load(s, 31 - blk.tx)
-
-    assert launch(within_one_warp, grid=4, block=32).races == []

@@ -220,13 +220,74 @@ def test_racecheck_off_records_nothing():
     assert launch(same_store, grid=1, block=64, tools=("memcheck",)).races == []
 
 
-def test_hazards_inside_one_warp_are_not_tracked():
-    def within_one_warp(blk):
+def test_a_32_thread_block_that_skips_its_sync_races_inside_warp_0_naming_both_lines():
+    def reverse(blk, out):
         s = blk.shared(32, np.float32, name="s")
-        blk.store(s, blk.tx, 1.0)
+        blk.store(s, blk.tx, 1.0 * blk.tx)
+        v = blk.load(s, 31 - blk.tx)  # the __syncthreads() that belongs before this line is missing
+        blk.store(out, blk.tx + 32 * blk.bx, v)
+
+    races = launch(reverse, grid=4, block=32, args=(np.zeros(128, np.float32),)).races
+    # One record per block: lane 0 reads s[31], which lane 31 wrote at the store above.
+    assert [(r.kind, r.block, r.warp, r.other_warp, r.lane, r.other_lane, r.address) for r in races] == [
+        ("read-after-write", (b, 0, 0), 0, 0, 0, 31, 31) for b in range(4)]
+    assert races[0].site.source == "v = blk.load(s, 31 - blk.tx)  # the __syncthreads() that belongs before this line is missing"
+    assert races[0].other_site.source == "blk.store(s, blk.tx, 1.0 * blk.tx)"
+    assert "lane 0 of warp 0 reads shared s[31], written in this phase by lane 31 of the same warp" in str(races[0])
+
+
+def test_a_syncwarp_orders_the_lanes_of_a_warp_and_a_shuffle_does_not():
+    def exchange(blk, use_syncwarp):
+        s = blk.shared(64, np.int32, name="s")
+        blk.store(s, blk.tid, blk.tid)
+        blk.shfl_down(blk.tid, 1)  # registers only: orders nothing in shared memory
+        if use_syncwarp:
+            blk.syncwarp()
+        blk.load(s, blk.tid ^ 1)
+        blk.store(s, blk.tid ^ 2, blk.tid)  # WAR with the load: lanes t^2 read what lane t overwrites
+
+    races = launch(exchange, grid=1, block=64, args=(False,)).races
+    # Per warp instruction, the first lane: lane 0 reads s[1] (lane 1 wrote it), then lane 0
+    # writes s[2] (lane 3 read it) and overwrites what lane 2 wrote.
+    assert [(r.kind, r.warp, r.lane, r.other_lane) for r in races] == [
+        ("read-after-write", 0, 0, 1), ("write-after-read", 0, 0, 3), ("write-after-write", 0, 0, 2)]
+    races = launch(exchange, grid=1, block=64, args=(True,)).races
+    assert [(r.kind, r.warp, r.lane, r.other_lane) for r in races] == [("write-after-read", 0, 0, 3)]
+
+
+def test_lanes_of_one_instruction_and_a_lane_with_itself_do_not_race():
+    def own_and_together(blk):
+        s = blk.shared(8, np.int32, name="s")
+        blk.store(s, blk.tx % 8, blk.tx)  # four lanes per element in one store: one value stays
+        blk.store(s, blk.tx % 8, blk.load(s, blk.tx % 8, mask=blk.tx < 8) + 1, mask=blk.tx < 8)
+
+    assert launch(own_and_together, grid=1, block=8).races == []  # each lane reads back its own element
+    races = launch(own_and_together, grid=1, block=32).races
+    # Lane 0 reads s[0], last written by lane 24 (the later lane of the first store stays).
+    assert [(r.kind, r.lane, r.other_lane) for r in races] == [("read-after-write", 0, 24), ("write-after-write", 0, 24)]
+
+
+def test_a_syncwarp_orders_only_the_lanes_that_pass_it():
+    def half(blk):
+        s = blk.shared(32, np.int32, name="s")
+        blk.store(s, blk.tx, blk.tx)
+        blk.syncwarp(mask=blk.tx < 16)  # lanes 16..31 do not pass it
         blk.load(s, 31 - blk.tx)
 
-    assert launch(within_one_warp, grid=4, block=32).races == []
+    races = launch(half, grid=1, block=32).races
+    # Lanes 0..15 read what lanes 31..16 wrote, unordered; lanes 16..31 read what 15..0
+    # wrote before their syncwarp: ordered.
+    assert [(r.kind, r.lane, r.other_lane) for r in races] == [("read-after-write", 0, 31)]
+
+
+def test_a_hazard_between_warps_is_named_before_one_inside_a_warp():
+    def both(blk):
+        s = blk.shared(64, np.int32, name="s")
+        blk.store(s, blk.tx, blk.tx)
+        blk.load(s, 63 - blk.tx)  # lane 0 of warp 0 reads s[63], written by warp 1
+
+    races = launch(both, grid=1, block=64).races
+    assert [(r.kind, r.warp, r.other_warp, r.lane) for r in races] == [("read-after-write", 0, 1, None)]
 
 
 # -- barriers ---------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import numpy as np
 
 from .diagnostics import divergent_barrier
 from .indexing import per_thread
+from .threads import WARP_SIZE
 
 
 def branch(blk, site, c, lanes, cond):
@@ -54,3 +55,15 @@ def sync(blk, site, c, lanes) -> None:
     blk._issue(c, lanes)
     for arr in blk._shared:
         arr.new_phase(blocks)
+
+
+def syncwarp(blk, lanes) -> None:
+    """``__syncwarp()`` by ``lanes``: for racecheck, what they did to shared memory so far is
+    ordered before what their warps do next (``Shared.syncwarp``)."""
+    one = lanes.single() if lanes.uniform else lanes
+    rows = one.row_mask
+    if rows is None:
+        rows = np.ones((one.blocks * lanes.geo.warps, WARP_SIZE), bool)
+    bits = (rows.astype(np.uint64) << np.arange(WARP_SIZE, dtype=np.uint64)).sum(axis=1).astype(np.uint32)
+    for arr in blk._shared:
+        arr.syncwarp(bits.reshape(one.blocks, lanes.geo.warps))

@@ -8,14 +8,26 @@
   ``initcheck`` looks at *global* memory (``cudaMalloc`` without a write); shared memory is
   where a tile that was never filled goes unnoticed in a simulator, so that is what this
   one checks.
-* ``Race``: one shared-memory hazard between two warps of a block inside one barrier
-  phase (``racecheck``): read-after-write, write-after-read or write-after-write. Races are
-  recorded, not raised: the simulated result is one valid order (warps in turn), but a real
-  GPU may pick another.
+* ``Race``: one shared-memory hazard inside a block (``racecheck``): read-after-write,
+  write-after-read or write-after-write, between two warps with no ``__syncthreads`` between
+  them, or between two lanes of one warp with no ``__syncwarp`` (or ``__syncthreads``)
+  between them. Races are recorded, not raised: the simulated result is one valid order
+  (warps in turn, lanes in turn), but a real GPU may pick another.
 
-``launch(..., tools=...)`` chooses which checks run, like ``compute-sanitizer --tool``. The
-model checks hazards *between warps* only. Real hardware since Volta lets the lanes of one
-warp drift apart as well, and ``racecheck`` flags hazards inside a warp too.
+``launch(..., tools=...)`` chooses which checks run, like ``compute-sanitizer --tool``.
+
+What orders two shared-memory accesses, as the CUDA Programming Guide's section on
+independent thread scheduling (compute capability 7.0 and later) has it, and as both
+engines check it:
+
+* ``__syncthreads()`` orders everything before it with everything after it, in its block.
+* ``__syncwarp()`` orders what a lane that executes it did before with everything its warp
+  does after. (A lane outside the ``__syncwarp`` that touches the element afterwards is not
+  caught: the check errs towards silence there, never towards a false alarm.)
+* Nothing else does: lanes of one warp are not in lockstep, and shuffles and votes exchange
+  registers, not shared memory. Two lanes of one *instruction* writing one element are not
+  a hazard (the hardware serialises them; one value stays), nor is a lane reading back what
+  it wrote itself. Atomics take no part.
 """
 
 from __future__ import annotations
@@ -82,13 +94,18 @@ RACE_KINDS = ("read-after-write", "write-after-read", "write-after-write")
 
 @dataclass(frozen=True)
 class Race:
-    """A shared-memory hazard between two warps of one block in one barrier phase.
+    """A shared-memory hazard inside one block and one barrier phase, between two warps or
+    between two lanes of one warp.
 
     ``kind`` is ``"read-after-write"`` (``warp`` read a word ``other_warp`` had written),
     ``"write-after-read"`` (``warp`` overwrote a word ``other_warp`` had read) or
     ``"write-after-write"`` (both wrote it: which value stays depends on their order).
     ``site`` is this access; ``other_site`` the latest earlier access of the other kind
     (the latest write for the two ``-after-write`` kinds), as racecheck names both lines.
+
+    Inside a warp (``other_warp == warp``), ``lane`` and ``other_lane`` name the two lanes:
+    since Volta the lanes of a warp are scheduled independently, so nothing orders them
+    but ``__syncwarp`` or ``__syncthreads``; between warps they are None.
     """
 
     kind: str
@@ -100,10 +117,16 @@ class Race:
     site: Site
     index: str = ""  # the element as the kernel indexes it, e.g. "[1][0]"
     other_site: Site | None = None
+    lane: int | None = None
+    other_lane: int | None = None
 
     @property
     def where(self) -> str:
         return self.index or f"[{self.address}]"
+
+    @property
+    def inside_warp(self) -> bool:
+        return self.lane is not None
 
     @property
     def message(self) -> str:
@@ -113,6 +136,9 @@ class Race:
             "write-after-write": ("writes", "written"),
         }[self.kind]
         line = f" at line {self.other_site.lineno}" if self.other_site else ""
+        if self.inside_warp:
+            return (f"lane {self.lane} of warp {self.warp} {verb} shared {self.array}{self.where}, {earlier} in this "
+                    f"phase by lane {self.other_lane} of the same warp{line}, with no __syncwarp or sync between")
         what = f"{verb} shared {self.array}{self.where}, {earlier} in this phase by warp {self.other_warp}{line}"
         return f"warp {self.warp} {what}, with no sync between"
 

@@ -205,9 +205,14 @@ class Block:
         control.sync(self, site, self._counters(site), self._lanes(mask, site))
 
     def syncwarp(self, mask=None) -> None:
-        """``__syncwarp()``: one warp instruction; lanes of a warp run in step here anyway."""
+        """``__syncwarp()``: one warp instruction. Since Volta the lanes of a warp are not in
+        lockstep: a shared-memory write by one lane and an access by another lane of the same
+        warp race unless a ``syncwarp`` (or ``sync``) lies between them; racecheck says so."""
         site = self._site()
-        self._issue(self._counters(site), self._lanes(mask, site))
+        lanes = self._lanes(mask, site)
+        self._issue(self._counters(site), lanes)
+        if self._shared and "racecheck" in self._L.tools:
+            control.syncwarp(self, lanes)
 
     def alu(self, ops: int = 1, mask=None) -> None:
         """Count ``ops`` arithmetic warp instructions (add, compare, index math…) for every

@@ -19,6 +19,8 @@ from .memory import distinct_per_warp, phases, wavefronts
 
 #: Static ``__shared__`` per block that nvcc accepts; more must be dynamic and opted in.
 STATIC_SHARED_LIMIT = 48 * 1024
+#: ``Shared.read_warp`` of an element that several warps read in this barrier phase.
+MANY_WARPS = -2
 
 
 class Shared:
@@ -31,7 +33,8 @@ class Shared:
     that differs between blocks.
     """
 
-    TABLES = ("writers", "readers", "last_write", "last_read", "written", "_stamp")
+    TABLES = ("writers", "readers", "last_write", "last_read", "lane_write", "read_warp", "read_lanes", "written",
+              "_stamp")
 
     def __init__(self, name: str, shape: tuple[int, ...], dtype, blocks: int, dynamic: bool = False):
         self.name, self.shape, self.dtype, self.dynamic = name, shape, np.dtype(dtype), dynamic
@@ -42,6 +45,12 @@ class Shared:
         self.readers = np.zeros(size, np.uint32)
         self.last_write = np.full(size, -1, np.int32)  # site id of the latest write
         self.last_read = np.full(size, -1, np.int32)
+        # Inside a warp, until a syncwarp orders them: warp·32 + lane of the latest write (-1:
+        # none), the one warp that read the element (-1: none, MANY_WARPS: several) and its
+        # reading lanes, a bit each.
+        self.lane_write = np.full(size, -1, np.int16)
+        self.read_warp = np.full(size, -1, np.int16)
+        self.read_lanes = np.zeros(size, np.uint32)
         self.written = np.zeros(size, bool)  # for initcheck: ever written by the block
         self._stamp = np.zeros(size, np.int64)  # scratch: finds repeated elements
 
@@ -64,11 +73,35 @@ class Shared:
         """Forget who touched what in the ``blocks`` (all by default) that passed a barrier."""
         if blocks is not None and self.uniform and not blocks.all():
             self.per_block()
-        for table, empty in ((self.writers, 0), (self.readers, 0), (self.last_write, -1), (self.last_read, -1)):
+        for table, empty in ((self.writers, 0), (self.readers, 0), (self.last_write, -1), (self.last_read, -1),
+                             (self.lane_write, -1), (self.read_warp, -1), (self.read_lanes, 0)):
             if blocks is None or self.uniform:
                 table[:] = empty
             else:
                 table.reshape(self.data.shape)[blocks] = empty
+
+    def syncwarp(self, passed: np.ndarray) -> None:
+        """The lanes that passed a ``__syncwarp``: ``passed`` (blocks, warps) holds a bit per
+        lane (one row for every block when the tables are shared). What those lanes did is
+        now ordered before whatever their warp does next."""
+        if passed.shape[0] > 1:
+            self.per_block()
+        size = self.size
+        if self.uniform or passed.shape[0] == 1:
+            block = np.zeros(self.lane_write.size, np.int64)
+        else:
+            block = np.arange(self.lane_write.size) // size
+        code = self.lane_write.astype(np.int64)
+        wrote = np.flatnonzero(code >= 0)
+        if wrote.size:
+            w, lane = code[wrote] >> 5, code[wrote] & 31
+            done = (passed[block[wrote], w] >> lane.astype(np.uint32)) & 1 == 1
+            self.lane_write[wrote[done]] = -1
+        read = np.flatnonzero(self.read_warp >= 0)
+        if read.size:
+            left = self.read_lanes[read] & ~passed[block[read], self.read_warp[read]]
+            self.read_lanes[read] = left
+            self.read_warp[read[left == 0]] = -1
 
     def __repr__(self) -> str:
         kind = "dynamic " if self.dynamic else ""
@@ -153,14 +186,15 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
     if run.all and not same:  # every lane of every block: the lanes in serial order are a reshape
         b, t = np.arange(B)[:, None], np.arange(blk.nthreads)[None, :]
         key = (b * arr.size + flat).reshape(-1)
-        warp = np.broadcast_to(t // 32, (B, blk.nthreads)).reshape(-1)
+        thread = np.broadcast_to(t, (B, blk.nthreads)).reshape(-1)
     else:
         b, t = run.threads
         key = b * arr.size + flat[b, t]
-        warp = t // 32
+        thread = t
+    warp = thread // 32
     if width > 1:
         key = (key[:, None] + np.arange(width)).reshape(-1)
-        warp = np.repeat(warp, width)
+        warp, thread = np.repeat(warp, width), np.repeat(thread, width)
     extra = (width,) if width > 1 else ()
     data = arr.data.reshape(-1)
     if kind == "read":
@@ -169,7 +203,7 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
             if unwritten.any():
                 _uninitialized(arr, site, run, int(np.argmax(unwritten)) // width, int(key[np.argmax(unwritten)]), lane_bytes)
         if "racecheck" in tools:
-            _hazards(blk, arr, site, "read", key, warp, width, repeat)
+            _hazards(blk, arr, site, "read", key, warp, thread % 32, repeat)
         if same:
             got = arr.data[:, _run(key)].reshape((B, -1) + extra)
             if run.all:
@@ -185,7 +219,7 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
     values = per_thread(np.asarray(value, dtype=arr.dtype), B, blk.nthreads, site, "value", extra)
     if kind == "write":
         if "racecheck" in tools:
-            _hazards(blk, arr, site, "write", key, warp, width, repeat)
+            _hazards(blk, arr, site, "write", key, warp, thread % 32, repeat)
         if same:
             arr.data[:, _run(key)] = values[:, _run(t)].reshape(B, -1)
         else:
@@ -227,22 +261,41 @@ def _mark(table: np.ndarray, key: np.ndarray, bit: np.ndarray) -> None:
         np.bitwise_or.at(table, key[lost], bit[lost])
 
 
-def _hazards(blk, arr: Shared, site, kind: str, key, warp, width: int, repeat: int) -> None:
-    """Check one access of the warps in ``warp`` (in order) against this phase, then log it.
-
-    With ``repeat`` > 1 the keys are one block's and stand for that many blocks of the pass.
+def _hazards(blk, arr: Shared, site, kind: str, key, warp, lane, repeat: int) -> None:
+    """Check one access of the lanes ``lane`` of warps ``warp`` (in serial order) against
+    this phase, then log it: between warps, against every other warp that touched the
+    element (earlier warps of this very store included); inside a warp, against another
+    lane whose access no ``syncwarp`` has ordered yet (not against lanes of this same
+    instruction). With ``repeat`` > 1 the keys are one block's and stand for that many
+    blocks of the pass.
     """
     L = blk._L
     sid = L.site_id(site)
     seq = L.next_seq()
     bit = np.left_shift(np.uint32(1), warp.astype(np.uint32))
-    found = []
+    lane_bit = np.left_shift(np.uint32(1), lane.astype(np.uint32))
+    found = []  # (rank, other warps' bits, other lane or -1, other site)
+    wrote = arr.lane_write[key].astype(np.int64)
+    same_warp_wrote = np.where((wrote >= 0) & (wrote >> 5 == warp) & (wrote & 31 != lane), wrote & 31, -1)
     if kind == "read":
-        found.append((0, arr.writers[key] & ~bit, arr.last_write[key]))
+        found.append((0, arr.writers[key] & ~bit, same_warp_wrote, arr.last_write[key]))
         _mark(arr.readers, key, bit)
         arr.last_read[key] = sid
+        # The one warp that read each element so far, or MANY_WARPS: warps run in order, so
+        # the last assignment leaves each element's latest warp of this instruction.
+        arr._stamp[key] = warp
+        latest = arr._stamp[key]
+        before = arr.read_warp[key]
+        now = np.where((before == -1) | (before == latest), latest, MANY_WARPS)
+        now[latest != warp] = MANY_WARPS  # several warps of this very load
+        arr.read_warp[key] = now
+        arr.read_warp[key[now == MANY_WARPS]] = MANY_WARPS
+        one = arr.read_warp[key] >= 0
+        _mark(arr.read_lanes, key[one], lane_bit[one])
     else:
-        found.append((1, arr.readers[key] & ~bit, arr.last_read[key]))
+        others = np.where(arr.read_warp[key] == warp, arr.read_lanes[key] & ~lane_bit, np.uint32(0))
+        lowest = _lowest_bit(others)
+        found.append((1, arr.readers[key] & ~bit, lowest, arr.last_read[key]))
         prior = arr.writers[key] & ~bit
         other_site = arr.last_write[key]
         # Warps of this same store that write an element before this warp does.
@@ -255,11 +308,12 @@ def _hazards(blk, arr: Shared, site, kind: str, key, warp, width: int, repeat: i
             earlier = first < warp
             prior = prior | np.where(earlier, np.left_shift(np.uint32(1), first.astype(np.uint32)), np.uint32(0))
             other_site = np.where(earlier, sid, other_site)
-        found.append((2, prior, other_site))
+        found.append((2, prior, same_warp_wrote, other_site))
         _mark(arr.writers, key, bit)
         arr.last_write[key] = sid
-    for rank, others, other_site in found:
-        hits = np.flatnonzero(others)
+        arr.lane_write[key] = (warp * 32 + lane).astype(np.int16)  # the later lane of the instruction stays
+    for rank, others, other_lane, other_site in found:
+        hits = np.flatnonzero((others != 0) | (other_lane >= 0))
         if hits.size == 0:
             continue
         block = key[hits] // arr.size
@@ -268,10 +322,24 @@ def _hazards(blk, arr: Shared, site, kind: str, key, warp, width: int, repeat: i
             o = int(others[h])
             b, element = divmod(int(key[h]), arr.size)
             other = L.site_list[int(other_site[h])] if other_site[h] >= 0 else None
+            w = int(warp[h])
+            if o:
+                who = dict(other_warp=(o & -o).bit_length() - 1)
+            else:
+                who = dict(other_warp=w, lane=int(lane[h]), other_lane=int(other_lane[h]))
             for block in range(blk.first + b, blk.first + b + repeat):
                 L.race_log.append((block, seq, rank, Race(
-                    RACE_KINDS[rank], blk._geo.block(block), int(warp[h]), (o & -o).bit_length() - 1,
-                    arr.name, element, site, index_text(element, arr.shape), other)))
+                    RACE_KINDS[rank], blk._geo.block(block), w, array=arr.name, address=element, site=site,
+                    index=index_text(element, arr.shape), other_site=other, **who)))
+
+
+def _lowest_bit(bits: np.ndarray) -> np.ndarray:
+    """The position of the lowest set bit of each uint32; -1 for 0."""
+    b = bits.astype(np.int64)
+    out = np.full(b.shape, -1, np.int64)
+    some = b != 0
+    out[some] = np.log2(b[some] & -b[some]).astype(np.int64)
+    return out
 
 
 def _uninitialized(arr: Shared, site, run, lane: int, key: int, lane_bytes: int):

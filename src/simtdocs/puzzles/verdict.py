@@ -169,6 +169,16 @@ def race(first: Race, count: int, lines: Lines) -> Msg:
     line = lines.number(first.site.filename, first.site.lineno)
     other = lines.number(first.other_site.filename, first.other_site.lineno) if first.other_site else "?"
     fields = dict(w=first.warp, o=first.other_warp, elem=f"{first.array}{first.where}", other=other)
+    if first.inside_warp:
+        fields = dict(lane=first.lane, o=first.other_lane, elem=fields["elem"], other=other)
+        if first.kind == "read-after-write":
+            what = _("lane {lane} reads shared {elem}, which lane {o} writes on line {other}", **fields)
+        elif first.kind == "write-after-read":
+            what = _("lane {lane} overwrites shared {elem}, which lane {o} reads on line {other}", **fields)
+        else:
+            what = _("lanes {lane} and {o} both write shared {elem}, the other on line {other}", **fields)
+        return _("a race inside warp {w} on line {line}: {what}; its lanes are not in lockstep, so it needs "
+                 "__syncwarp() between ({count} hazards in all)", w=first.warp, line=line, what=what, count=count)
     if first.kind == "read-after-write":
         what = _("warp {w} reads shared {elem}, which warp {o} writes on line {other}", **fields)
     elif first.kind == "write-after-read":

@@ -130,11 +130,15 @@ class Block(MemoryInstructions):
             s.new_phase()
 
     def syncwarp(self, mask=None) -> None:
-        """``__syncwarp()``: one warp instruction per warp with an active lane, nothing else."""
+        """``__syncwarp()``: one warp instruction per warp with an active lane. For racecheck,
+        what those lanes did to shared memory before is ordered before what their warp does
+        after (``Shared.syncwarp``)."""
         site = self._site()
         c = self._counters(site)
-        for _, lanes in self._warps(self._active(mask, site)):
+        for w, lanes in self._warps(self._active(mask, site)):
             self._issue(c, lanes)
+            for s in self._shared:
+                s.syncwarp(w, {t % WARP for t in lanes})
 
     # -- warp-level --------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from ..promotion import promoted
 WARP = 32
 STATIC_SHARED_LIMIT = 48 * 1024  # nvcc refuses more static __shared__ per block
 LANE_BYTES = (1, 2, 4, 8, 16)  # what one thread can move in one instruction
+MANY_WARPS = "many warps"
 
 
 class Shared:
@@ -32,6 +33,22 @@ class Shared:
     def new_phase(self) -> None:
         """Forget who read and wrote what: called at every barrier of the block."""
         self.readers, self.writers, self.last_read, self.last_write = {}, {}, {}, {}
+        # Inside a warp: the latest write's (warp, lane) and the (warp, {lanes}) that read an
+        # element (MANY_WARPS once a second warp reads it: a write is then a hazard between
+        # warps anyway), until a syncwarp of those lanes orders them.
+        self.lane_writes: dict[int, tuple[int, int]] = {}
+        self.lane_reads: dict[int, tuple[int, set] | str] = {}
+
+    def syncwarp(self, w: int, lanes: set) -> None:
+        """``lanes`` of warp ``w`` passed a ``__syncwarp``: their accesses so far are ordered."""
+        for e, (warp, lane) in list(self.lane_writes.items()):
+            if warp == w and lane in lanes:
+                del self.lane_writes[e]
+        for e, readers in list(self.lane_reads.items()):
+            if readers != MANY_WARPS and readers[0] == w:
+                readers[1].difference_update(lanes)
+                if not readers[1]:
+                    del self.lane_reads[e]
 
 
 def byte_offset(array: np.ndarray) -> int:
@@ -271,24 +288,57 @@ class MemoryInstructions:
         return None if kind == "write" else promoted(out)
 
     def _races(self, kind, site, s: Shared, flat, w, lanes, width, found) -> None:
-        """racecheck: warp ``w``'s lanes checked together against the warps that touched the
-        same elements earlier in this barrier phase (earlier warps of this very instruction
-        included), then ``w`` joins the readers or writers. ``found`` keeps, per kind of
-        hazard, the first lane (lowest thread) of the instruction that has one."""
+        """racecheck: warp ``w``'s lanes checked together against what touched the same
+        elements earlier in this barrier phase, then ``w`` joins the readers or writers.
+
+        Between warps: any other warp that read or wrote the element (earlier warps of this
+        very instruction included). Inside the warp: another lane of ``w`` whose access no
+        ``syncwarp`` has ordered yet (``lane_writes``, ``lane_reads``; lanes of this same
+        instruction are not checked against each other). ``found`` keeps, per kind of
+        hazard, the first lane (lowest thread) of the instruction that has one, named
+        between warps when it has both."""
         checks = ([("read-after-write", s.writers, s.last_write)] if kind == "read" else
                   [("write-after-read", s.readers, s.last_read), ("write-after-write", s.writers, s.last_write)])
         for t in lanes:
+            lane = t % WARP
             for e in range(flat[t], flat[t] + width):
                 for hazard, table, last in checks:
+                    if hazard in found:
+                        continue
                     others = table.get(e, set()) - {w}
-                    if others and hazard not in found:
+                    if others:
                         found[hazard] = Race(hazard, self._block, w, min(others), s.name, e, site,
                                              index_text(e, s.shape), last[e])
+                    elif (other := self._other_lane(s, hazard, e, w, lane)) is not None:
+                        found[hazard] = Race(hazard, self._block, w, w, s.name, e, site, index_text(e, s.shape),
+                                             last[e], lane, other)
         table, last = (s.readers, s.last_read) if kind == "read" else (s.writers, s.last_write)
         for t in lanes:
             for e in range(flat[t], flat[t] + width):
                 table.setdefault(e, set()).add(w)
                 last[e] = site
+                if kind == "write":
+                    s.lane_writes[e] = (w, t % WARP)  # the later lane of the instruction stays
+                else:
+                    readers = s.lane_reads.get(e)
+                    if readers is None:
+                        s.lane_reads[e] = (w, {t % WARP})
+                    elif readers != MANY_WARPS and readers[0] == w:
+                        readers[1].add(t % WARP)
+                    else:
+                        s.lane_reads[e] = MANY_WARPS
+
+    @staticmethod
+    def _other_lane(s: Shared, hazard: str, e: int, w: int, lane: int):
+        """The lowest other lane of warp ``w`` whose unordered access to ``e`` makes ``hazard``."""
+        if hazard == "write-after-read":
+            readers = s.lane_reads.get(e)
+            if readers is None or readers == MANY_WARPS or readers[0] != w:
+                return None
+            others = readers[1] - {lane}
+            return min(others) if others else None
+        writer = s.lane_writes.get(e)
+        return writer[1] if writer is not None and writer[0] == w and writer[1] != lane else None
 
     def _record(self, found) -> None:
         self._L.stats.races.extend(found[kind] for kind in RACE_KINDS if kind in found)
