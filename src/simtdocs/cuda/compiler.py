@@ -98,10 +98,21 @@ def S_sub(node, subs):
     return Sub().visit(node)
 
 
+def _at(node, origin):
+    """``node`` at the first line of ``origin`` (a statement may span lines; Python names a
+    method call's line by the end of ``blk.method``, so generated nodes must not)."""
+    if hasattr(origin, "lineno"):
+        one_line = getattr(origin, "end_lineno", origin.lineno) == origin.lineno
+        node.lineno = node.end_lineno = origin.lineno
+        node.col_offset = getattr(origin, "col_offset", 0)
+        node.end_col_offset = getattr(origin, "end_col_offset", node.col_offset) if one_line else node.col_offset
+    return node
+
+
 def located(node, origin):
-    """``node`` at ``origin``'s position, its parts without one at their parent's."""
+    """``node`` at ``origin``'s first line, its parts without a position at their parent's."""
     if not hasattr(node, "lineno") and hasattr(origin, "lineno"):
-        ast.copy_location(node, origin)
+        _at(node, origin)
     return ast.fix_missing_locations(node)
 
 
@@ -158,7 +169,7 @@ class Compiler:
 
     def blk_call(self, method: str, args, origin, with_mask=True) -> ast.Call:
         call = ast.Call(ast.Attribute(self.B(), method), list(args), self.mask_kw() if with_mask else [])
-        return located(ast.copy_location(call, origin), origin)
+        return located(_at(call, origin), origin)
 
     def use(self, name: str):
         """``name`` is read by a masked merge: it needs a value for every thread."""
@@ -191,7 +202,7 @@ class Compiler:
         fn = ast.FunctionDef(name=tree.name, args=ast.arguments(posonlyargs=[], args=params, kwonlyargs=[], kw_defaults=[],
                                                                   defaults=[]),
                              body=body, decorator_list=[], returns=None, type_params=[])
-        ast.copy_location(fn, tree)
+        _at(fn, tree)
         for node in ast.walk(fn):  # nodes built by hand are loads unless said otherwise
             if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Tuple)) and not hasattr(node, "ctx"):
                 node.ctx = ast.Load()
@@ -250,7 +261,7 @@ class Compiler:
             return False
         if isinstance(s, ast.AnnAssign):
             if s.value is not None:
-                self.assign(ast.copy_location(ast.Assign([s.target], s.value), s))
+                self.assign(_at(ast.Assign([s.target], s.value), s))
             return False
         if isinstance(s, ast.AugAssign):
             self.augassign(s)
@@ -339,7 +350,7 @@ class Compiler:
     def augassign(self, s: ast.AugAssign):
         t = s.target
         if isinstance(t, ast.Name):
-            value = ast.copy_location(ast.BinOp(ast.Name(t.id), s.op, s.value), s)
+            value = _at(ast.BinOp(ast.Name(t.id), s.op, s.value), s)
             self.store_target(ast.Name(t.id, ast.Store()), self.ex(value), s)
             return
         if isinstance(t, ast.Subscript):
@@ -352,7 +363,7 @@ class Compiler:
                 self.emit(ast.Assign([ast.Name(tmp, ast.Store())], index), s)
                 index = ast.Name(tmp)
             old = self.load(t.value, index, kind, t)
-            new = ast.copy_location(ast.BinOp(old, s.op, self.ex(s.value)), s)
+            new = _at(ast.BinOp(old, s.op, self.ex(s.value)), s)
             if kind in ("global", "shared"):
                 self.emit(ast.Expr(self.blk_call("store", [copy.deepcopy(t.value), copy.deepcopy(index), new], t)), t)
             elif kind == "local":
@@ -405,7 +416,7 @@ class Compiler:
         exits = self.sc.exits.get(id(s), set())
         if not varying:
             if is_range:
-                it = ast.copy_location(ast.Call(ast.Name("_urange"), [self.ex(a, bare=True) for a in call.args], []), call)
+                it = _at(ast.Call(ast.Name("_urange"), [self.ex(a, bare=True) for a in call.args], []), call)
             else:
                 it = self.ex(call)
             self.uniform_loop(s, it, exits)
@@ -572,7 +583,7 @@ class Compiler:
         (a short-circuit around a load) are emitted before the statement."""
         out = self._ex(node, bare)
         if not hasattr(out, "lineno"):
-            ast.copy_location(out, node)
+            _at(out, node)
         return ast.fix_missing_locations(out)
 
     def _ex(self, node, bare):
@@ -581,15 +592,15 @@ class Compiler:
             if isinstance(v, bool) or v is None or isinstance(v, str):
                 return ast.Constant(v)
             if isinstance(v, int):
-                return ast.Constant(v) if bare else ast.copy_location(E(f"i64({v})"), node)
+                return ast.Constant(v) if bare else _at(E(f"i64({v})"), node)
             if isinstance(v, float):
-                return ast.copy_location(E(f"f64({v!r})"), node)
+                return _at(E(f"f64({v!r})"), node)
             if isinstance(v, complex):
                 return ast.Constant(v)
             raise self.err(node, f"the constant {v!r} is not supported in a kernel")
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
                 and isinstance(node.operand.value, (int, float)) and not isinstance(node.operand.value, bool):
-            return self._ex(ast.copy_location(ast.Constant(-node.operand.value), node), bare)
+            return self._ex(_at(ast.Constant(-node.operand.value), node), bare)
         if isinstance(node, ast.Name):
             if node.id in self.sc.locals:
                 return ast.Name(node.id)
@@ -659,7 +670,7 @@ class Compiler:
         if isinstance(sl, ast.Slice) or (isinstance(sl, ast.Tuple) and any(isinstance(e, ast.Slice) for e in sl.elts)):
             raise self.err(sl, "slicing (a[i:j]) is not supported in a kernel")
         if isinstance(sl, ast.Tuple):
-            return ast.copy_location(ast.Tuple([self.ex(e, bare=True) for e in sl.elts]), sl)
+            return _at(ast.Tuple([self.ex(e, bare=True) for e in sl.elts]), sl)
         return self.ex(sl, bare=True)
 
     def load(self, base, index, kind, node):
@@ -679,9 +690,9 @@ class Compiler:
         parts = []
         left = node.left
         for op, right in zip(node.ops, node.comparators):
-            parts.append(ast.copy_location(ast.Compare(left, [op], [right]), node))
+            parts.append(_at(ast.Compare(left, [op], [right]), node))
             left = right
-        return self.boolop(ast.copy_location(ast.BoolOp(ast.And(), parts), node))
+        return self.boolop(_at(ast.BoolOp(ast.And(), parts), node))
 
     def _bool(self, x, node):
         """A compiled operand as a bool per thread."""
@@ -694,7 +705,7 @@ class Compiler:
             return ast.BoolOp(node.op, [self.ex(v) for v in node.values])
         is_and = isinstance(node.op, ast.And)
         first, rest = node.values[0], node.values[1:]
-        right = rest[0] if len(rest) == 1 else ast.copy_location(ast.BoolOp(node.op, rest), node)
+        right = rest[0] if len(rest) == 1 else _at(ast.BoolOp(node.op, rest), node)
         a = self._bool(self.ex(first), first)
         if not self.sc.has_effects(right):
             b = self._bool(self.ex(right), right)
@@ -788,7 +799,7 @@ class Compiler:
         self.extra[name] = spec
         args = [copy.deepcopy(a) if k in ARRAY_KINDS else self.ex(a) for a, k in zip(node.args, kinds)]
         call = ast.Call(ast.Name(name), [ast.Name(self.blk), copy.deepcopy(self.M)] + args, [])
-        return ast.copy_location(call, node)
+        return _at(call, node)
 
     def array_value(self, node, name):
         """The value of ``cuda.shared.array``/``local.array``/``const.array_like``, or an array name."""
