@@ -2,8 +2,10 @@
 
 A random kernel is real Python source, generated from a random list of operations (global
 and shared loads and stores of every dtype, width, index dtype, stride, gather, view and
-mask; branches, alu, syncs, syncwarp, the four shuffles, votes and atomics) over a random
-block shape and grid. Its index arrays are tables indexed by ``[linear block id, tid]``,
+mask; branches, alu, syncs, syncwarp, the four shuffles, votes and atomics; and what readers
+write: masks narrowed in place with ``&=``, ``|=``, ``^=``, index variables moved in place
+with ``+=``, ``-=`` and slice assignment between two loads) over a random block shape (from
+a list, or any 1-D, 2-D or 3-D shape of up to 256 threads) and grid. Its index arrays are tables indexed by ``[linear block id, tid]``,
 so the kernel is the same whether blocks run one at a time or in batches. Every value a
 ``blk`` call returns is recorded per block through a side channel, so results are
 compared without adding instructions.
@@ -39,7 +41,7 @@ BLOCKS = [(32,), (64,), (1,), (7,), (33,), (100,), (130,), (16, 16), (8, 4), (32
           (3, 3, 3), (32, 8), (1024,)]
 GRIDS = [(1,), (2,), (3,), (4,), (2, 2), (1, 2, 2), (3, 1, 1), (7,), (2, 3)]
 OPS = ["gload", "gload", "gstore", "gstore", "sload", "sload", "sstore", "sstore", "branch", "alu", "sync",
-       "syncwarp", "shuffle", "shuffle", "vote", "atomic", "atomic", "inplace"]
+       "syncwarp", "shuffle", "shuffle", "vote", "atomic", "atomic", "inplace", "narrow", "moved_index"]
 ALL = frozenset(OPS) | {"errors", "views", "wide", "tools", "dynamic", "index_dtypes", "tuple", "affine"}
 #: Coefficients of affine indices, in units of the access width (see ``Builder.affine``).
 COEFS = [0, 0, 1, 1, -1, 2, 3, 8, 32, 33, -32]
@@ -422,6 +424,54 @@ class Builder:
         if nums:
             self.emit(f"{self.c.choice(nums)} += 1")
 
+    def op_narrow(self):
+        """A mask narrowed (or widened) in place, ``m &= cond``, then used again: the kernel's
+        own array, which must be read afresh by every instruction after the change."""
+        if not self.masks:
+            return self.op_branch()
+        name = self.c.choice(self.masks)
+        how = self.c.choice(["&=", "&=", "|=", "^="])
+        cond = self.table(self.rng.random((self.nb, self.T)) < self.c.choice([0.3, 0.7, 1.0]))
+        self.emit(f"{name} {how} {cond}")
+        self.emit(f"R({next(self.count)}, lin, {name})")
+        if self.c.chance(60):
+            self.masks.append(name)  # the next instructions likely take it
+            getattr(self, "op_" + self.c.choice([o for o in ("gload", "gstore", "sload", "sstore", "atomic", "vote")
+                                                  if o in self.features] or ["alu"]))()
+
+    def op_moved_index(self):
+        """An index the kernel keeps in a variable and moves in place between two loads
+        (``j += d``, ``j -= d``, ``j[:] = …``, ``j[..., :1] = …``), as a loop over a table does."""
+        targets = [(n, d, s, o) for n, d, s, o, _ in self.inputs if len(s) == 1]
+        targets += [(n, d, s, 0) for n, d, s in self.shared if len(s) == 1]
+        if not targets:
+            return
+        name, dtype, (size,), _ = self.c.choice(targets)
+        if size < 2:
+            return
+        if self.c.chance(50) and self.nb * self.T < size:  # one run over the pass: the contiguous path
+            start = self.c.integers(0, size - self.nb * self.T)
+            values = start + np.arange(self.nb * self.T).reshape(self.nb, self.T)
+        else:
+            values = self.rng.integers(0, size, (self.nb, self.T))
+        if any(s == name for s, _, _ in self.shared):  # a shared index is the same in every block
+            values = np.broadcast_to(values[:1] % size, values.shape)
+        var = f"j{next(self.count)}"
+        dt = self.c.choice([np.int32, np.int64, np.intp])
+        self.emit(f"{var} = np.array({self.table(values)} + 0 * lin, dtype=np.{np.dtype(dt).name})")
+        mask = self.mask()
+        self.record(f"blk.load({name}, {var}, mask={mask})")
+        move = self.c.choice(["add", "sub", "assign", "first"])
+        if move in ("add", "sub"):
+            lo, hi = int(values.min()), int(values.max())
+            d = self.c.integers(-lo, size - 1 - hi)
+            self.emit(f"{var} {'+=' if move == 'add' else '-='} {d if move == 'add' else -d}")
+        elif move == "assign":
+            self.emit(f"{var}[:] = {self.table(self.rng.integers(0, size, (self.nb, self.T)))}")
+        else:
+            self.emit(f"{var}[..., :1] = {var}[..., -1:]")
+        self.record(f"blk.load({name}, {var}, mask={mask if self.c.chance(70) else self.mask()})")
+
     def op_alu(self):
         self.emit(f"blk.alu({self.c.integers(1, 3)}, mask={self.mask()})")
 
@@ -519,9 +569,21 @@ class Builder:
 _serial = itertools.count()
 
 
+def block_shape(c: Chooser) -> tuple:
+    """A block from the list, or (a third of the time) any shape of up to 256 threads in 1-D,
+    2-D or 3-D, as a reader sizes blocks to the data rather than to warps."""
+    if c.chance(67):
+        return c.choice(BLOCKS)
+    dims = c.integers(1, 3)
+    x = c.integers(1, 70)
+    y = c.integers(1, max(1, 256 // x)) if dims > 1 else 1
+    z = c.integers(1, max(1, min(8, 256 // (x * y)))) if dims > 2 else 1
+    return (x, y, z)[:dims]
+
+
 def generate(c: Chooser, features=ALL) -> Program:
     """A random kernel: declarations, then 1 to 10 operations."""
-    b = Builder(c, c.choice(BLOCKS), c.choice(GRIDS), frozenset(features))
+    b = Builder(c, block_shape(c), c.choice(GRIDS), frozenset(features))
     b.declare()
     for _ in range(c.integers(1, 10)):
         b.op()
@@ -539,8 +601,8 @@ def run(engine, p: Program, **kw):
                        shared_bytes=p.shared_bytes, **kw)
     except Exception as exc:  # noqa: BLE001 - the exception is what is compared
         return {"error": (type(exc), str(exc).splitlines()[0] if str(exc) else "")}
-    races = [(r.kind, r.block, r.warp, r.other_warp, r.array, r.address, r.index, r.site, r.other_site)
-             for r in stats.races]
+    races = [(r.kind, r.block, r.warp, r.other_warp, r.lane, r.other_lane, r.array, r.address, r.index, r.site,
+              r.other_site) for r in stats.races]
     return {"arrays": bases, "totals": stats.totals, "by_site": dict(stats.by_site), "races": races,
             "values": rec.values}
 
