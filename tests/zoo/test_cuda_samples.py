@@ -691,3 +691,125 @@ def test_convolutionRows(both):
     expect(r.t, requests=4 * 34, sectors=4 * 136, barriers=4, shared_requests=4 * 2 * (10 + 136),
            shared_wavefronts=4 * 2 * 2 * (10 + 136), shared_bank_conflicts=4 * 2 * (10 + 136))
     assert r.stats.races == []
+
+
+# -- Samples/0_Introduction/simpleVoteIntrinsics/simpleVote_kernel.cuh --------------------------
+
+def VoteAnyKernel1(blk, input_, result, size):
+    """``VoteAnyKernel1``: ``result[tx] = __any_sync(mask, input[tx])``."""
+    tx = blk.tx
+    blk.store(result, tx, blk.any(blk.load(input_, tx) != 0))
+
+
+def VoteAllKernel2(blk, input_, result, size):
+    """``VoteAllKernel2``: ``result[tx] = __all_sync(mask, input[tx])``."""
+    tx = blk.tx
+    blk.store(result, tx, blk.all(blk.load(input_, tx) != 0))
+
+
+def VoteAnyKernel3(blk, info, warp_size):
+    """``VoteAnyKernel3``: three bools per thread (``bool *offs = info + (tx * 3)``): any and
+    all of ``tx >= warp_size * 3 / 2`` over each warp, and the predicate itself."""
+    tx = blk.tx
+    offs = tx * 3
+    pred = tx >= (warp_size * 3) // 2
+    blk.store(info, offs, blk.any(pred))
+    blk.store(info, offs + 1, pred)
+    every = blk.branch(blk.all(pred))  # if (__all_sync(mask, …)) *(offs + 2) = true
+    blk.store(info, offs + 2, True, mask=every)
+
+
+def _vote_pattern():
+    # 4 warps (VOTE_DATA_GROUP = 4, one block of 128 threads, as the sample launches):
+    # warp 0 all zero, warp 1 random, warp 2 all non-zero, warp 3 one non-zero lane.
+    g = rng(80)
+    x = np.zeros(128, np.uint32)
+    x[32:64] = g.integers(0, 2, 32)
+    x[64:96] = g.integers(1, 1000, 32)
+    x[96 + g.integers(0, 32)] = g.integers(1, 1000)
+    return x
+
+
+@pytest.mark.parametrize("kernel, vote", [(VoteAnyKernel1, np.any), (VoteAllKernel2, np.all)])
+def test_simpleVote_any_all(both, kernel, vote):
+    x = _vote_pattern()
+    r = both(kernel, 1, 128, (x, np.zeros(128, np.uint32), 128))
+    np.testing.assert_array_equal(r.args[1], np.repeat([vote(w != 0) for w in x.reshape(4, 32)], 32))
+    # 4 warps: a load and a store of 32 uints each (4 sectors), one vote.
+    expect(r.t, votes=4, requests=8, sectors=32)
+
+
+def test_simpleVote_kernel3(both):
+    r = both(VoteAnyKernel3, 1, 96, (np.zeros(96 * 3, np.bool_), 32))
+    info = r.args[0].reshape(96, 3)
+    t = np.arange(96)
+    np.testing.assert_array_equal(info[:, 0], t >= 32)  # warps 1 and 2 have a thread ≥ 48
+    np.testing.assert_array_equal(info[:, 1], t >= 48)
+    np.testing.assert_array_equal(info[:, 2], t >= 64)  # only warp 2 is all ≥ 48
+    # 3 warps × 2 votes; the if on __all_sync is uniform in each warp (no divergence).
+    # Byte stores 3 apart: a warp's 32 bools span bytes 96w…96w + 95, 3 sectors; 3 stores
+    # in every warp, the third only in warp 2: 7 requests, 21 sectors.
+    expect(r.t, votes=6, branches=3, divergent_branches=0, requests=7, sectors=21)
+
+
+# -- Samples/5_Domain_Specific/SobelFilter/SobelFilter_kernels.cu --------------------------------
+
+def SobelTex(blk, pSobel, img, w, h, fScale):
+    """``SobelTex``: one block per image row, threads stride across it
+    (``for (int i = threadIdx.x; i < w; i += blockDim.x)``), ``ComputeSobel`` on the 3 × 3
+    neighbourhood of unsigned chars. The sample reads a point-filtered texture with
+    unnormalised coordinates (clamped at the edges); here the same pixels are global loads
+    with clamped coordinates (the simulator has no texture cache).
+
+    ``ComputeSobel`` writes ``short Horz = ur + 2 * mr + lr - ul - 2 * ml - ll;`` with
+    unsigned char operands: C promotes them to int before the arithmetic, so this rewrite,
+    like a reader's, writes the same expression on the loaded values."""
+    row = blk.bx
+    i = blk.tx.astype(np.int32)
+    live = blk.branch(i < w)
+    while live.any():
+        def pix(dx, dy):
+            return blk.load(img, (np.clip(row + dy, 0, h - 1) + 0 * i, np.clip(i + dx, 0, w - 1)), mask=live)
+        ul, um, ur = pix(-1, -1), pix(0, -1), pix(1, -1)
+        ml, mm, mr = pix(-1, 0), pix(0, 0), pix(1, 0)  # mm: read, and unused by ComputeSobel
+        ll, lm, lr = pix(-1, 1), pix(0, 1), pix(1, 1)
+        horz = (ur + 2 * mr + lr - ul - 2 * ml - ll).astype(np.int16)
+        vert = (ul + 2 * um + ur - ll - 2 * lm - lr).astype(np.int16)
+        total = (fScale * (np.abs(horz.astype(np.int32)) + np.abs(vert.astype(np.int32)))).astype(np.int16)
+        out = np.where(total < 0, 0, np.where(total > 0xFF, 0xFF, total)).astype(np.uint8)
+        blk.store(pSobel, (row + 0 * i, i), out, mask=live)
+        i += blk.bdx  # in place, as the source's i += blockDim.x
+        live &= blk.branch(i < w, mask=live)
+
+
+def _sobel_gold(img, scale):
+    p = np.pad(img.astype(np.int32), 1, mode="edge")
+    H, W = img.shape
+    at = lambda dy, dx: p[1 + dy:1 + dy + H, 1 + dx:1 + dx + W]  # noqa: E731
+    horz = at(-1, 1) + 2 * at(0, 1) + at(1, 1) - at(-1, -1) - 2 * at(0, -1) - at(1, -1)
+    vert = at(-1, -1) + 2 * at(-1, 0) + at(-1, 1) - at(1, -1) - 2 * at(1, 0) - at(1, 1)
+    return np.clip((scale * (np.abs(horz) + np.abs(vert))).astype(np.int32), 0, 255).astype(np.uint8)
+
+
+def test_SobelTex_uint8(both):
+    # SobelTex<<<ih, 384>>> as in the sample: a 4 × 500 uint8 image: 4 blocks of 384
+    # threads (12 warps); trip 2 covers columns 384–499: warps 0–2 full, warp 3 20 lanes.
+    h, w = 4, 500
+    img = rng(90).integers(0, 256, (h, w), dtype=np.uint8)
+    r = both(SobelTex, h, 384, (np.zeros((h, w), np.uint8), img, w, h, np.float32(1.0)))
+    np.testing.assert_array_equal(r.args[0], _sobel_gold(img, 1.0))
+    # (Before the engine promoted narrow loads to int, as C does, this result was wrong:
+    # uint8 arithmetic wrapped mod 256.)
+    # Loop tests: 12 warps (trip 1), 12 (trip 2: warp 3 divergent), 4 (trip 3, all false)
+    # a block. Requests: 10 accesses (9 loads, 1 store) × 16 warp trips a block. Sectors:
+    # rows of 500 B are not 32-B aligned, so they are counted from the byte addresses.
+    sectors = 0
+    for row in range(h):
+        for first in list(range(0, 384, 32)) + list(range(384, w, 32)):
+            cols = np.arange(first, min(first + 32, w))
+            for dy in (-1, 0, 1):
+                for dx in (-1, 0, 1):
+                    at = np.clip(row + dy, 0, h - 1) * w + np.clip(cols + dx, 0, w - 1)
+                    sectors += np.unique(at // 32).size
+            sectors += np.unique((row * w + cols) // 32).size  # the store
+    expect(r.t, branches=4 * 28, divergent_branches=4, requests=4 * 10 * 16, sectors=sectors)

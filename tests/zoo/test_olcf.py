@@ -81,10 +81,12 @@ def test_hw1_mmul_naive(both):
 RADIUS, BLOCK_SIZE = 3, 16
 
 
-def stencil_1d(blk, in_, out):
+def stencil_1d(blk, in_, out, barrier=True):
     """hw2 ``stencil_1d``: a 7-point sum through ``temp[BLOCK_SIZE + 2 * RADIUS]``, launched as
     ``stencil_1d<<<N/BLOCK_SIZE, BLOCK_SIZE>>>(d_in + RADIUS, d_out + RADIUS)``: the
-    pointers start RADIUS ints into their allocations, so here every index adds RADIUS."""
+    pointers start RADIUS ints into their allocations, so here every index adds RADIUS.
+    ``barrier=False`` drops the ``__syncthreads()`` the exercise's comment insists on
+    ("Synchronize (ensure all the data is available)")."""
     temp = blk.shared(BLOCK_SIZE + 2 * RADIUS, np.int32, name="temp")
     gindex = blk.tx + blk.bx * blk.bdx
     lindex = blk.tx + RADIUS
@@ -92,7 +94,8 @@ def stencil_1d(blk, in_, out):
     halo = blk.branch(blk.tx < RADIUS)
     blk.store(temp, lindex - RADIUS, blk.load(in_, RADIUS + gindex - RADIUS, mask=halo), mask=halo)
     blk.store(temp, lindex + BLOCK_SIZE, blk.load(in_, RADIUS + gindex + BLOCK_SIZE, mask=halo), mask=halo)
-    blk.sync()
+    if barrier:
+        blk.sync()
     result = np.zeros((blk.nblocks, blk.nthreads), np.int32)
     for offset in range(-RADIUS, RADIUS + 1):
         result = result + blk.load(temp, lindex + offset)
@@ -120,6 +123,26 @@ def test_hw2_stencil_1d(both, fast, n):
     expect(r.t, requests=4 * blocks, sectors=8 * blocks, shared_requests=10 * blocks,
            shared_wavefronts=10 * blocks, barriers=blocks, branches=blocks, divergent_branches=blocks)
     assert r.stats.races == []
+
+
+def test_hw2_stencil_1d_without_barrier_races_inside_the_warp(both):
+    # One warp of 16 lanes per block. Without the barrier, lane 3 reads temp[3] (offset −3)
+    # that lane 0 wrote: since Volta the lanes of a warp are scheduled independently, and
+    # compute-sanitizer's racecheck reports such a read-after-write hazard.
+    n = 64
+    padded = rng(117).integers(-100, 100, n + 2 * RADIUS).astype(np.int32)
+    r = both(stencil_1d, n // BLOCK_SIZE, BLOCK_SIZE, (padded, np.zeros(n + 2 * RADIUS, np.int32), False))
+    assert r.stats.races, "no race reported"
+    first = r.stats.races[0]
+    assert (first.kind, first.block, first.warp, first.other_warp, first.array) == \
+        ("read-after-write", (0, 0, 0), 0, 0, "temp")
+    assert "blk.load(temp" in first.site.source and "blk.store(temp, lindex, blk.load" in first.other_site.source
+    assert (first.lane, first.other_lane) == (3, 0)
+    # Every block, every offset but 0 (a lane reading its own temp[lindex]): 4 × 6 records,
+    # all read-after-write, all inside warp 0.
+    assert len(r.stats.races) == 4 * 6
+    assert {(race.kind, race.warp, race.other_warp) for race in r.stats.races} == {("read-after-write", 0, 0)}
+    assert r.t.barriers == 0
 
 
 # -- exercises/hw2/matrix_mul_shared_solution.cu --------------------------------------------
