@@ -488,6 +488,12 @@ class Compiler:
             self.M, self.ctxv, self.rel = ast.Name(lm), True, False
         else:
             self.rel = False
+        target = s.target if isinstance(s, ast.For) else None
+        if target is not None and isinstance(target, ast.Name) and target.id in self.sc.varying:
+            # the name is a per-thread value elsewhere: count with a hidden name, then assign
+            hidden = self.fresh("_k")
+            self.store_target(ast.Name(target.id, ast.Store()), ast.Name(hidden), s)
+            target = ast.Name(hidden, ast.Store())
         self.block(s.body)
         self.nest -= 1
         self.loops.pop()
@@ -504,16 +510,12 @@ class Compiler:
             if n:
                 self.emit(S(f"{n} = False"), s)
         if isinstance(s, ast.For):
-            target = s.target
             self.emit(ast.For(self.loop_target(target), it, body or [ast.Pass()], []), s)
         else:
             self.emit(ast.While(test, body or [ast.Pass()], []), s)
 
     def loop_target(self, target):
         if isinstance(target, ast.Name):
-            if target.id in self.sc.varying:
-                raise self.err(target, f"{target.id} is a loop counter here and a per-thread value elsewhere; "
-                                       f"use another name")
             return ast.Name(target.id, ast.Store())
         if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
             return ast.Tuple([ast.Name(e.id, ast.Store()) for e in target.elts], ast.Store())
