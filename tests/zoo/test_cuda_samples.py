@@ -813,3 +813,170 @@ def test_SobelTex_uint8(both):
                     sectors += np.unique(at // 32).size
             sectors += np.unique((row * w + cols) // 32).size  # the store
     expect(r.t, branches=4 * 28, divergent_branches=4, requests=4 * 10 * 16, sectors=sectors)
+
+
+# -- Samples/0_Introduction/fp16ScalarProduct/fp16ScalarProduct.cu -------------------------------
+
+FP16_THREADS = 128  # NUM_OF_THREADS
+
+
+def _reduce_in_shared(blk, v):
+    """``reduceInShared_*``: ``if (threadIdx.x < 64) v[tx] = v[tx] + v[tx + 64]``, … 1, each
+    step followed by ``__syncthreads()``; half2 elements are 2 float16 (a 4-byte access)."""
+    tx = blk.tx
+    for k in (64, 32, 16, 8, 4, 2, 1):
+        m = blk.branch(tx < k)
+        blk.store(v, 2 * tx, blk.load(v, 2 * tx, mask=m, width=2) + blk.load(v, 2 * (tx + k), mask=m, width=2),
+                  mask=m, width=2)
+        blk.sync()
+
+
+def _scalar_product(blk, a, b, results, size, fused):
+    stride = blk.gdx * blk.bdx
+    sh = blk.shared(2 * FP16_THREADS, np.float16, name="shArray")  # __shared__ half2 shArray[NUM_OF_THREADS]
+    value = np.zeros((blk.nblocks, blk.nthreads, 2), np.float16)
+    blk.store(sh, 2 * blk.tx, value, width=2)
+    # The source's start index: "threadIdx.x + blockDim.x + blockIdx.x" (a + where the usual
+    # grid-stride loop has blockDim.x * blockIdx.x); kept as written.
+    i = blk.tx + blk.bdx + blk.bx
+    live = blk.branch(i < size)
+    while live.any():
+        x = blk.load(a, 2 * i, mask=live, width=2)
+        y = blk.load(b, 2 * i, mask=live, width=2)
+        if fused:  # __hfma2(a[i], b[i], value): one rounding
+            new = (x.astype(np.float32) * y + value).astype(np.float16)
+        else:  # a[i] * b[i] + value
+            new = x * y + value
+        value = np.where(live[..., None], new, value)
+        i = i + stride
+        live = blk.branch(i < size, mask=live)
+    blk.store(sh, 2 * blk.tx, value, width=2)
+    blk.sync()
+    _reduce_in_shared(blk, sh)
+    first = blk.branch(blk.tx == 0)
+    result = blk.load(sh, 0 * blk.tx, mask=first, width=2)
+    blk.store(results, blk.bx, result[..., 1].astype(np.float32) + result[..., 0].astype(np.float32), mask=first)
+
+
+def scalarProductKernel_native(blk, a, b, results, size):
+    """``scalarProductKernel_native``: half2 products summed with the half2 operators."""
+    _scalar_product(blk, a, b, results, size, fused=False)
+
+
+def scalarProductKernel_intrinsics(blk, a, b, results, size):
+    """``scalarProductKernel_intrinsics``: the same with ``__hfma2`` and ``__hadd2``."""
+    _scalar_product(blk, a, b, results, size, fused=True)
+
+
+def _fp16_gold(a, b, blocks, threads, size):
+    """What the kernels compute, in float16 as they do: per thread, the products from its
+    (shifted) start; then the shared tree 64, 32, … 1; then low + high in float32."""
+    out = []
+    for bx in range(blocks):
+        v = np.zeros((threads, 2), np.float16)
+        for tx in range(threads):
+            for i in range(tx + threads + bx, size, blocks * threads):
+                v[tx] = a[i] * b[i] + v[tx]  # small integers: fused or not, exact
+        for k in (64, 32, 16, 8, 4, 2, 1):
+            v[:k] = v[:k] + v[k:2 * k]
+        out.append(np.float32(v[0, 1]) + np.float32(v[0, 0]))
+    return np.array(out, np.float32)
+
+
+@pytest.mark.parametrize("kernel", [scalarProductKernel_native, scalarProductKernel_intrinsics])
+def test_fp16ScalarProduct(both, kernel):
+    # The sample: 128 blocks of 128 threads, size = blocks·threads·16 half2. Here 4 blocks,
+    # size = 4·128·4 = 2,048 half2; inputs as the sample draws them: x in 0–3, y in 0–1.
+    blocks, size = 4, 2048
+    g = rng(95)
+    a = np.stack([g.integers(0, 4, size), g.integers(0, 2, size)], axis=1).astype(np.float16)
+    b = np.stack([g.integers(0, 4, size), g.integers(0, 2, size)], axis=1).astype(np.float16)
+    r = both(kernel, blocks, FP16_THREADS, (a.ravel(), b.ravel(), np.zeros(blocks, np.float32), size))
+    np.testing.assert_array_equal(r.args[2], _fp16_gold(a, b, blocks, FP16_THREADS, size))
+    # The sample only compares its two kernels with each other; with the start index
+    # tx + 128 + bx, no block reads half2 0–127 and blocks 1–3 re-read their neighbours'
+    # ranges, so the total is not a·b:
+    assert r.args[2].sum() != np.float32((a.astype(np.float64) * b).sum())
+    # Thread starts 128 + bx + tx < 512: 4 trips (stride 512), 5 loop tests, all uniform:
+    # 5 × 4 warps × 4 blocks = 80 branches. Loads: 2 × 4 trips × 16 warps; a warp reads
+    # 32 half2 (128 B) from byte 4·(128 + bx + 32w + 512t): aligned for bx = 0 (4 sectors),
+    # 4·bx bytes off for bx = 1–3 (5 sectors): 2 × 4 × 4 × (4 + 5 + 5 + 5) = 608.
+    # Shared (4-byte half2, 1 wavefront each): 2 stores a warp; the tree: warps 0–1 (64),
+    # warp 0 (32), warp 0 in part (16…1, divergent): 8 warp steps × 3 accesses a block;
+    # 1 load of v[0]. Barriers 1 + 7 a block. tx == 0: 16 branches, 4 divergent.
+    expect(r.t, requests=128 + 4, sectors=608 + 4, branches=80 + 7 * 16 + 16, divergent_branches=5 * 4 + 4,
+           barriers=32, shared_requests=4 * (8 + 24 + 1), shared_wavefronts=4 * 33)
+    assert r.stats.races == []
+
+
+# -- Samples/2_Concepts_and_Techniques/histogram/histogram64.cu ----------------------------------
+
+H64_THREADS, H64_BINS, BANKS16 = 64, 64, 16  # HISTOGRAM64_THREADBLOCK_SIZE = 4 * SHARED_MEMORY_BANKS
+
+
+def histogram64Kernel(blk, d_PartialHistograms, d_Data, dataCount):
+    """``histogram64Kernel``: a 64-bin histogram of the top 6 bits of each byte, one uchar
+    counter per thread and bin in shared memory (``s_Hist[64 * 64]``, thread ``threadPos``
+    at column threadPos of row ``data``), fed by uint4 loads; then 64 threads each sum a bin's
+    row. ``SHARED_MEMORY_BANKS`` is 16 in the source: the permutation of threadIdx.x was
+    designed for 16 banks."""
+    tx = blk.tx
+    thread_pos = (tx & ~(BANKS16 * 4 - 1)) | ((tx & (BANKS16 - 1)) << 2) | ((tx & (BANKS16 * 3)) >> 4)
+    s_Hist = blk.shared(H64_THREADS * H64_BINS, np.uint8, name="s_Hist")
+    for i in range(H64_BINS // 4):  # ((uint *)s_Hist)[threadIdx.x + i * 64] = 0: a 4-byte store
+        blk.store(s_Hist, 4 * (tx + i * H64_THREADS), np.zeros(4, np.uint8), width=4)
+    blk.sync()
+    pos = (blk.bx * blk.bdx + tx).astype(np.uint32)
+    live = blk.branch(pos < dataCount)
+    while live.any():
+        data = blk.load(d_Data, 4 * pos, mask=live, width=4)  # data_t data = d_Data[pos] (uint4)
+        for word in range(4):
+            for shift in (2, 10, 18, 26):  # addWord: (data >> 2) & 0x3F, >> 10, >> 18, >> 26
+                at = thread_pos + ((data[..., word] >> shift) & 0x3F) * H64_THREADS
+                blk.store(s_Hist, at, blk.load(s_Hist, at, mask=live) + 1, mask=live)  # s_ThreadBase[…]++
+        pos = pos + blk.bdx * blk.gdx
+        live = blk.branch(pos < dataCount, mask=live)
+    blk.sync()
+    base = tx * H64_THREADS  # if (threadIdx.x < HISTOGRAM64_BIN_COUNT): all 64 threads
+    total = np.zeros((blk.nblocks, blk.nthreads), np.uint32)
+    p = 4 * (tx & (BANKS16 - 1))
+    for _ in range(H64_THREADS // 4):
+        for k in range(4):
+            total = total + blk.load(s_Hist, base + p + k)
+        p = (p + 4) & (H64_THREADS - 1)
+    blk.store(d_PartialHistograms, blk.bx * H64_BINS + tx, total)
+
+
+def test_histogram64(both):
+    # 2 blocks of 64 threads over 100 uint4 (1,600 bytes of a uint8 image): trips of 128;
+    # trip 1: 100 active (block 0 full, block 1 warp 0 full, warp 1 4 lanes).
+    n = 100
+    image = rng(96).integers(0, 256, 16 * n, dtype=np.uint8)
+    words = image.view(np.uint32)
+    r = both(histogram64Kernel, 2, H64_THREADS, (np.zeros(2 * H64_BINS, np.uint32), words, n))
+    np.testing.assert_array_equal(r.args[0].reshape(2, H64_BINS).sum(axis=0), np.bincount(image >> 2, minlength=64))
+    # Byte increments: a lane's counter for bin d is byte threadPos + 64·d, word
+    # (tx & 15) + 16·d, bank ((tx & 15) + 16·d) % 32: lanes tx and tx + 16 of a warp share a
+    # bank when their bins have the same parity, and a word (no conflict) only when equal.
+    wave = 0
+    lanes = [np.arange(32 * w, min(32 * w + 32, n)) for w in range(4)]  # 4 warps with lanes
+    for warp in lanes:
+        tx = warp % 64
+        tpos = ((tx & 15) << 2) | ((tx & 48) >> 4)
+        for k in range(16):  # bytes in little-endian word order: byte k of the 16
+            d = (image[16 * warp + k] >> 2).astype(np.int64)  # widen: 64·d overflows uint8
+            word = (tpos + 64 * d) // 4
+            banks = {}
+            for wd in set(word.tolist()):
+                banks[wd % 32] = banks.get(wd % 32, 0) + 1
+            wave += 2 * max(banks.values())  # the load and the store
+    # Merge: 16 × 4 byte loads a warp at word 16·tx + (tx & 15) + i: lanes tx, tx + 16 in
+    # the same bank, different words: 2 wavefronts each (ideal 1) — the 16-bank design on
+    # 32 banks. Init: 16 four-byte stores a warp, 1 wavefront.
+    # Global: 4 uint4 loads (16 B a lane: a full warp 512 B = 16 sectors, 4 lanes 2
+    # sectors): 3·16 + 2 = 50; 4 stores of 32 uints (4 sectors).
+    # Branches: loop tests 4 (trip 1, warp 3 divergent) + 4 (trip 2, all false).
+    expect(r.t, requests=4 + 4, sectors=50 + 16, barriers=4, branches=8, divergent_branches=1,
+           shared_requests=4 * 16 + 4 * 2 * 16 + 4 * 64, shared_wavefronts=4 * 16 + wave + 4 * 64 * 2,
+           shared_bank_conflicts=wave - 4 * 2 * 16 + 4 * 64)
+    assert r.stats.races == []
