@@ -719,3 +719,87 @@ def test_spmv_ell(both):
             t += 1
     # nnzPerRow[row] and y[row]: 3 full warps × 4 sectors + rows 96–99 (1 sector), twice.
     expect(r.t, requests=req + 8, sectors=sec + 2 * 13, branches=branches, divergent_branches=divergent)
+
+
+# -- Chapter 12, merge ------------------------------------------------------------------------
+
+def co_rank(blk, k, A, m, B, n, reach):
+    """§12.4, the co-rank function: a binary search per thread for the i (and j = k − i) with
+    A[i−1] <= B[j] and B[j−1] < A[i], by the book's two ``if`` tests and their ``delta``
+    steps. ``reach``: the threads that call it."""
+    i = np.minimum(k, m)
+    j = k - i
+    i_low = np.maximum(0, k - n)
+    j_low = np.maximum(0, k - m)
+    live = blk.branch(reach, mask=reach)  # while (active): every caller enters
+    while live.any():
+        pre = live & (i > 0) & (j < n)  # if (i > 0 && j < n && A[i-1] > B[j])
+        c1 = blk.branch(pre & (blk.load(A, i - 1, mask=pre) > blk.load(B, j, mask=pre)), mask=live)
+        rest = live & ~c1
+        pre = rest & (j > 0) & (i < m)  # else if (j > 0 && i < m && B[j-1] >= A[i])
+        c2 = blk.branch(pre & (blk.load(B, j - 1, mask=pre) >= blk.load(A, i, mask=pre)), mask=rest)
+        d1 = (i - i_low + 1) >> 1
+        d2 = (j - j_low + 1) >> 1
+        j_low = np.where(c1, j, j_low)
+        i_low = np.where(c2, i, i_low)
+        i, j = np.where(c1, i - d1, np.where(c2, i + d2, i)), np.where(c1, j + d1, np.where(c2, j - d2, j))
+        live = blk.branch(c1 | c2, mask=live)  # else { active = false; }, then the while test
+    return i
+
+
+def merge_basic_kernel(blk, A, m, B, n, C):
+    """§12.5 (the basic parallel merge kernel): each thread finds its output range's
+    co-ranks and merges that piece sequentially (the book's merge_sequential, inlined).
+    ``elementsPerThread = ceil((m+n)/(blockDim.x*gridDim.x))`` divides integers before the
+    ceil in C; the test makes m + n a multiple of the thread count, where that is exact."""
+    tid = blk.bx * blk.bdx + blk.tx
+    per_thread = (m + n) // (blk.bdx * blk.gdx)
+    k_curr = tid * per_thread
+    k_next = np.minimum((tid + 1) * per_thread, m + n)
+    everyone = np.ones((blk.nblocks, blk.nthreads), bool)
+    i_curr = co_rank(blk, k_curr, A, m, B, n, everyone)
+    i_next = co_rank(blk, k_next, A, m, B, n, everyone)
+    ia, ib, kc = i_curr, k_curr - i_curr, k_curr
+    ia_end, ib_end = i_next, k_next - i_next
+    live = blk.branch((ia < ia_end) & (ib < ib_end))  # while ((i < m) && (j < n))
+    while live.any():
+        a = blk.load(A, ia, mask=live)
+        b = blk.load(B, ib, mask=live)
+        take_a = blk.branch(a <= b, mask=live)
+        take_b = live & ~take_a
+        blk.store(C, kc, a, mask=take_a)
+        blk.store(C, kc, b, mask=take_b)
+        ia, ib, kc = ia + take_a, ib + take_b, kc + live
+        live = blk.branch((ia < ia_end) & (ib < ib_end), mask=live)
+    a_done = blk.branch(ia == ia_end)  # if (i == m) copy the rest of B, else the rest of A
+    live = blk.branch(ib < ib_end, mask=a_done)
+    while live.any():
+        b = blk.load(B, ib, mask=live)
+        blk.store(C, kc, b, mask=live)
+        ib, kc = ib + live, kc + live
+        live = blk.branch(ib < ib_end, mask=live)
+    live = blk.branch(ia < ia_end, mask=~a_done)
+    while live.any():
+        a = blk.load(A, ia, mask=live)
+        blk.store(C, kc, a, mask=live)
+        ia, kc = ia + live, kc + live
+        live = blk.branch(ia < ia_end, mask=live)
+
+
+def test_merge_basic(both):
+    # m = 100, n = 156 sorted ints with repeats inside and across the arrays; 2 blocks of 32
+    # threads, 4 outputs each.
+    g = rng(219)
+    A = np.sort(g.integers(0, 60, 100)).astype(np.int32)
+    B = np.sort(g.integers(0, 60, 156)).astype(np.int32)
+    m, n = A.size, B.size
+    r = both(merge_basic_kernel, 2, 32, (A, m, B, n, np.zeros(m + n, np.int32)))
+    np.testing.assert_array_equal(r.args[4], np.sort(np.concatenate([A, B]), kind="stable"))
+    # Every output is stored once, by one lane: the four store lines' active lanes add up to
+    # m + n, 4 bytes each. (The co-rank searches and the merge loops run data-dependent trip
+    # counts; both engines must agree on them, which run_both checks line by line.)
+    stores = [lc.counters for lc in r.stats.lines if lc.site.source.startswith("blk.store(C, kc")]
+    assert len(stores) == 4
+    assert sum(c.active_lanes for c in stores) == m + n and sum(c.requested_bytes for c in stores) == 4 * (m + n)
+    # Stability: where A and B hold equal keys, A's come first (B[j-1] >= A[i] keeps them).
+    assert r.stats.races == []
