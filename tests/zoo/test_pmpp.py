@@ -796,10 +796,73 @@ def test_merge_basic(both):
     r = both(merge_basic_kernel, 2, 32, (A, m, B, n, np.zeros(m + n, np.int32)))
     np.testing.assert_array_equal(r.args[4], np.sort(np.concatenate([A, B]), kind="stable"))
     # Every output is stored once, by one lane: the four store lines' active lanes add up to
-    # m + n, 4 bytes each. (The co-rank searches and the merge loops run data-dependent trip
-    # counts; both engines must agree on them, which run_both checks line by line.)
+    # m + n, 4 bytes each.
     stores = [lc.counters for lc in r.stats.lines if lc.site.source.startswith("blk.store(C, kc")]
     assert len(stores) == 4
     assert sum(c.active_lanes for c in stores) == m + n and sum(c.requested_bytes for c in stores) == 4 * (m + n)
-    # Stability: where A and B hold equal keys, A's come first (B[j-1] >= A[i] keeps them).
+    # Requests and sectors depend on the data: derived here by running each thread's C code
+    # in plain Python, recording per loop trip which element each load or store touches, and
+    # counting per warp and trip (a request if a lane of the warp touches it; the distinct
+    # 32-B sectors of those lanes' elements).
+    requests, sectors = _merge_counts(A, B, threads=64, per_thread=4)
+    expect(r.t, requests=requests, sectors=sectors)
     assert r.stats.races == []
+
+
+def _merge_counts(A, B, threads, per_thread):
+    m, n = A.size, B.size
+
+    def co_rank_trips(k):
+        i, j = min(k, m), k - min(k, m)
+        i_low, j_low = max(0, k - n), max(0, k - m)
+        trips = []
+        while True:
+            t = {}
+            if i > 0 and j < n:
+                t["A[i-1]"], t["B[j]"] = i - 1, j
+            c1 = i > 0 and j < n and A[i - 1] > B[j]
+            if not c1 and j > 0 and i < m:
+                t["B[j-1]"], t["A[i]"] = j - 1, i
+            c2 = not c1 and j > 0 and i < m and B[j - 1] >= A[i]
+            trips.append(t)
+            if c1:
+                d = (i - i_low + 1) >> 1
+                j_low, j, i = j, j + d, i - d
+            elif c2:
+                d = (j - j_low + 1) >> 1
+                i_low, i, j = i, i + d, j - d
+            else:
+                return i, trips
+
+    def merge_trips(i, i_end, j, j_end, k):
+        main, tail = [], []
+        while i < i_end and j < j_end:
+            take_a = A[i] <= B[j]
+            main.append({"A[i]": i, "B[j]": j, "C<-A" if take_a else "C<-B": k})
+            i, j, k = i + take_a, j + (not take_a), k + 1
+        while j < j_end if i == i_end else i < i_end:  # the tail of B (i == i_end) or of A
+            tail.append({"B tail": j, "C<-B tail": k} if i == i_end else {"A tail": i, "C<-A tail": k})
+            i, j, k = (i, j + 1, k + 1) if i == i_end else (i + 1, j, k + 1)
+        return main, tail
+
+    phases = [[] for _ in range(threads)]  # per thread: co_rank, co_rank, merge, tail trips
+    for tid in range(threads):
+        k0, k1 = tid * per_thread, min((tid + 1) * per_thread, m + n)
+        i0, t0 = co_rank_trips(k0)
+        i1, t1 = co_rank_trips(k1)
+        main, tail = merge_trips(i0, i1, k0 - i0, k1 - i1, k0)
+        phases[tid] = [t0, t1, main, tail]
+    requests = sectors = 0
+    for w in range(0, threads, 32):
+        for phase in range(4):
+            lanes = [phases[t][phase] for t in range(w, w + 32)]
+            for trip in range(max(len(x) for x in lanes)):
+                touched = {}
+                for x in lanes:
+                    if trip < len(x):
+                        for key, element in x[trip].items():
+                            # tails of A and of B are different instructions, as are the two stores
+                            touched.setdefault(key, set()).add(element * 4 // 32)
+                requests += len(touched)
+                sectors += sum(len(v) for v in touched.values())
+    return requests, sectors
