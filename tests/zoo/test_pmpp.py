@@ -866,3 +866,43 @@ def _merge_counts(A, B, threads, per_thread):
                 requests += len(touched)
                 sectors += sum(len(v) for v in touched.values())
     return requests, sectors
+
+
+# -- The same kernels with their guard deleted: the error names the array, axis and thread ------
+
+def convolution_2D_no_ghost_test(blk, N, F_c, P, r, width, height):
+    """Fig. 7.9 without ``if (inRow >= 0 && inRow < height && inCol >= 0 && inCol < width)``,
+    N and P indexed [row][col] as the book draws them."""
+    out_col = blk.bx * blk.bdx + blk.tx
+    out_row = blk.by * blk.bdy + blk.ty
+    p = zeros(blk)
+    for f_row in range(2 * r + 1):
+        for f_col in range(2 * r + 1):
+            p = p + F_c[f_row, f_col] * blk.load(N, (out_row - r + f_row, out_col - r + f_col))
+    blk.store(P, (out_row, out_col), p)
+
+
+def stencil_no_interior_test(blk, in_, out, N):
+    """Fig. 8.6 without its interior test, in[i][j][k] indexed as a 3-D array."""
+    i = blk.bz * blk.bdz + blk.tz
+    j = blk.by * blk.bdy + blk.ty
+    k = blk.bx * blk.bdx + blk.tx
+    v = C7[0] * blk.load(in_, (i, j, k)) + C7[1] * blk.load(in_, (i, j, k - 1))
+    blk.store(out, (i, j, k), v)
+
+
+def test_deleted_guards_are_named():
+    from zoo_engines import raise_both
+    from simtdocs import MemcheckError
+    W = 32
+    message = raise_both(MemcheckError, convolution_2D_no_ghost_test, (2, 2), (16, 16),
+                         (rng(220).random((W, W), dtype=np.float32), np.ones((3, 3), np.float32),
+                          np.zeros((W, W), np.float32), 1, W, W))
+    # The first load, (fRow, fCol) = (0, 0): thread (0,0,0) of block (0,0,0) reads N[-1][-1];
+    # the first axis out of bounds is the row, named as the reader indexes N.
+    assert "by thread (0,0,0) in block (0,0,0)" in message and "row -1 of N[32][32]" in message
+    N = 16
+    message = raise_both(MemcheckError, stencil_no_interior_test, (2, 2, 2), (8, 8, 8),
+                         (rng(221).random((N, N, N), dtype=np.float32), np.zeros((N, N, N), np.float32), N))
+    # in[i][j][k - 1] at k = 0: the last axis (x, threadIdx.x's) is -1.
+    assert "by thread (0,0,0) in block (0,0,0)" in message and "x = -1 of in_[16][16][16]" in message

@@ -70,6 +70,21 @@ def run_both(kernel, grid, block, args, **kw) -> Run:
     return fast
 
 
+def raise_both(exc_type, kernel, grid, block, args, **kw) -> str:
+    """Both engines must raise ``exc_type`` with the same message (one block per pass, as
+    the reference runs); the fast engine batched must raise it too. Returns the message."""
+    messages = []
+    for engine, extra in ((reference.launch, {}), (simtdocs.launch, {"blocks_per_pass": 1}), (simtdocs.launch, {})):
+        try:
+            _launch(engine, kernel, grid, block, args, **extra, **kw)
+        except exc_type as exc:
+            messages.append(str(exc))
+        else:
+            raise AssertionError(f"{engine.__module__} ran {kernel.__name__} without raising {exc_type.__name__}")
+    assert messages[0] == messages[1], f"messages differ:\n  reference: {messages[0]}\n  fast:      {messages[1]}"
+    return messages[0]
+
+
 def run_fast(kernel, grid, block, args, **kw) -> Run:
     return _launch(simtdocs.launch, kernel, grid, block, args, **kw)
 
