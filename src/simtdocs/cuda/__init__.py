@@ -90,8 +90,12 @@ from . import intrinsics as _I
 from .analysis import CompileError
 from .intrinsics import atomic, blockDim, blockIdx, cg, const, gridDim, laneid, local, shared, threadIdx, warpsize
 from .kernel import DeviceFunction, Kernel
+from .types import DeviceArray
 
 globals().update(_I.functions)  # grid, gridsize, syncthreads, shfl_sync, … as markers
+from .types import SCALARS as _SCALARS, void  # noqa: E402  numba's type names: float32, int32, f4 …
+
+globals().update(_SCALARS)
 
 
 def jit(func_or_sig=None, device: bool = False, **options):
@@ -106,22 +110,6 @@ def jit(func_or_sig=None, device: bool = False, **options):
     if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)):
         return wrap(func_or_sig)
     return wrap
-
-
-class DeviceArray(np.ndarray):
-    """What ``cuda.to_device`` returns: a numpy array with numba's host-copy methods."""
-
-    def copy_to_host(self, ary=None, stream=None):
-        if ary is None:
-            return np.array(self, copy=True).view(np.ndarray)
-        ary[...] = self
-        return ary
-
-    def copy_to_device(self, ary, stream=None):
-        self[...] = ary
-
-    def is_c_contiguous(self):
-        return self.flags.c_contiguous
 
 
 def to_device(ary, stream=None, copy: bool = True, to=None):
@@ -159,5 +147,5 @@ def is_available() -> bool:
 __all__ = [
     "CompileError", "DeviceArray", "DeviceFunction", "Kernel", "atomic", "blockDim", "blockIdx", "cg", "const",
     "device_array", "device_array_like", "gridDim", "is_available", "jit", "laneid", "local", "mapped_array",
-    "pinned_array", "shared", "synchronize", "threadIdx", "to_device", "warpsize", *_I.FUNCTIONS,
+    "pinned_array", "shared", "synchronize", "threadIdx", "to_device", "void", "warpsize", *_I.FUNCTIONS, *_SCALARS,
 ]

@@ -74,6 +74,7 @@ class Source:
         if not defs:
             raise CompileError(f"{self.name}: the source of a kernel must be a def")
         self.tree: ast.FunctionDef = defs[0]
+        self.tree.decorator_list = []  # @cuda.jit(signature): evaluated by Python already
         self.namespace = dict(func.__globals__)
         if func.__closure__:
             for name, cell in zip(code.co_freevars, func.__closure__):
@@ -82,6 +83,13 @@ class Source:
                 except ValueError:
                     pass
         self.closure = set(code.co_freevars)
+        from .types import DeviceArray
+        for node in ast.walk(self.tree):  # numba freezes the globals a kernel reads, arrays included
+            if isinstance(node, ast.Name) and isinstance(self.namespace.get(node.id), np.ndarray) \
+                    and not isinstance(self.namespace[node.id], DeviceArray):
+                frozen = np.array(self.namespace[node.id], copy=True)
+                frozen.flags.writeable = False
+                self.namespace[node.id] = frozen
 
     def line(self, lineno: int) -> str:
         return linecache.getline(self.filename, lineno).strip()
@@ -90,6 +98,15 @@ class Source:
         lineno = getattr(node, "lineno", self.tree.lineno)
         return CompileError(f"{self.name} (line {lineno}: {self.line(lineno)}): {what}").at(
             site=(self.filename, lineno))
+
+
+def _global_kind(value):
+    """An array the kernel names without receiving it: a device array (``cuda.to_device``)
+    is global memory, captured by reference; a numpy array is frozen into constant memory."""
+    from .types import DeviceArray
+    if isinstance(value, DeviceArray):
+        return "global"
+    return "const" if isinstance(value, np.ndarray) else None
 
 
 def assigned_names(tree: ast.FunctionDef) -> set[str]:
@@ -132,7 +149,7 @@ class Scope:
                 return False, None
             ns = self.src.namespace
             if node.id in ns:
-                return True, ns[node.id]
+                return True, self._device(ns[node.id])
             if hasattr(builtins, node.id):
                 return True, getattr(builtins, node.id)
             raise self.src.error(node, f"name {node.id!r} is not defined")
@@ -145,11 +162,18 @@ class Scope:
             if isinstance(base, I.Unsupported):
                 raise self.src.error(node, f"cuda.{base.name} is not supported: {base.why}")
             try:
-                return True, getattr(base, node.attr)
+                return True, self._device(getattr(base, node.attr))
             except AttributeError:
                 what = repr(base) if not isinstance(base, types.ModuleType) else base.__name__
                 raise self.src.error(node, f"{what} has no attribute {node.attr!r} (or it is not supported here)") from None
         return False, None
+
+    @staticmethod
+    def _device(value):
+        from .kernel import device_function_of
+        if type(value).__module__.startswith("numba"):
+            return device_function_of(value) or value
+        return value
 
     def array_kind(self, node) -> str | None:
         """"global", "shared", "local" or "const" when ``node`` is an array, else None."""
@@ -157,10 +181,10 @@ class Scope:
             if node.id in self.locals:
                 return self.kinds.get(node.id)
             ok, value = self.static(node)
-            return "const" if ok and isinstance(value, np.ndarray) else None
+            return _global_kind(value) if ok else None
         if isinstance(node, ast.Attribute):
             ok, value = self.static(node)
-            return "const" if ok and isinstance(value, np.ndarray) else None
+            return _global_kind(value) if ok else None
         return None
 
     def _check_constructs(self):

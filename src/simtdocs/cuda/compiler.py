@@ -143,6 +143,7 @@ class Compiler:
         self.extra: dict[str, object] = {}  # device function specialisations the code calls
         self.cur = scope.tree
         self.nest = 0  # Python-level ifs and loops around the statement being compiled
+        self.vnest = 0  # per-thread (masked) ifs and loops around it
         self.defined: set[str] = set(scope.params)  # assigned for every thread before this point
         self.undefined: set[str] = set()  # merged under a mask before any such assignment
 
@@ -289,7 +290,7 @@ class Compiler:
         value_node = s.value
         kind = self.sc._kind_of_value(value_node)
         if kind is not None:
-            if self.ctxv:
+            if self.vnest and not (isinstance(value_node, ast.Call)):
                 raise self.err(s, "an array chosen per thread (under a branch taken by only some threads) is not supported")
             v = self.array_value(value_node, s.targets[0].id if isinstance(s.targets[0], ast.Name) else "shared")
             for t in s.targets:
@@ -397,6 +398,7 @@ class Compiler:
         taken = self.fresh("_m")
         self.emit(ast.Assign([ast.Name(taken, ast.Store())], self.blk_call("branch", [cond], s.test)), s)
         self.M, self.ctxv, self.rel = ast.Name(taken), True, True
+        self.vnest += 1
         self.block(s.body)
         if s.orelse:
             other = self.fresh("_m")
@@ -404,6 +406,7 @@ class Compiler:
             self.emit(S(f"{other} = _else(M, {taken})", M=copy.deepcopy(outer[0])), origin)
             self.M, self.ctxv, self.rel = ast.Name(other), True, True
             self.block(s.orelse)
+        self.vnest -= 1
         self.M, self.ctxv, self.rel = outer
 
     def for_(self, s: ast.For):
@@ -530,7 +533,9 @@ class Compiler:
         self.loops.append(loop)
         self.M, self.ctxv, self.rel = ast.Name(lm), True, False
         self.nest += 1
+        self.vnest += 1
         self.block(s.body)
+        self.vnest -= 1
         self.nest -= 1
         body = self.out
         self.loops.pop()

@@ -59,6 +59,22 @@ class Specialization:
         return fn.specialize(kinds, self.stack + (self.source,), node)
 
 
+_FROM_DISPATCHER: dict[int, "DeviceFunction"] = {}
+
+
+def device_function_of(value):
+    """A numba ``@jit`` function called from a kernel, as numba.cuda allows: its Python
+    function compiled as a device function (None when ``value`` is not one)."""
+    py_func = getattr(value, "py_func", None)
+    if py_func is None or not callable(py_func) or not type(value).__module__.startswith("numba"):
+        return None
+    fn = _FROM_DISPATCHER.get(id(value))
+    if fn is None:
+        fn = _FROM_DISPATCHER[id(value)] = DeviceFunction(py_func)
+        fn._dispatcher = value  # keeps the id valid
+    return fn
+
+
 class DeviceFunction:
     """``@cuda.jit(device=True)``: a function kernels call, compiled with each caller."""
 
@@ -141,6 +157,12 @@ class Kernel:
         grid, block = config[0], config[1]
         shared_bytes = int(config[3]) if len(config) == 4 else 0
         return Launch(self, grid, block, shared_bytes)
+
+    def forall(self, ntasks: int, tpb: int = 0, stream=None, sharedmem: int = 0) -> "Launch":
+        """``kernel.forall(n)(*args)``: enough blocks of ``tpb`` threads (256 by default; numba
+        asks the occupancy calculator) to cover ``n`` tasks."""
+        tpb = int(tpb) or 256
+        return Launch(self, max(1, -(-int(ntasks) // tpb)), tpb, int(sharedmem))
 
     def launch(self, grid, block, args=(), **options) -> Stats:
         """``simtdocs.launch`` with this kernel (``tools=``, ``trace=``, ``device=``, … as there)."""

@@ -13,11 +13,30 @@ from __future__ import annotations
 import numpy as np
 
 
+class DeviceArray(np.ndarray):
+    """What ``cuda.to_device`` returns: a numpy array with numba's host-copy methods."""
+
+    def copy_to_host(self, ary=None, stream=None):
+        if ary is None:
+            return np.array(self, copy=True).view(np.ndarray)
+        ary[...] = self
+        return ary
+
+    def copy_to_device(self, ary, stream=None):
+        self[...] = ary
+
+    def is_c_contiguous(self):
+        return self.flags.c_contiguous
+
+
+
 def dtype(t) -> np.dtype:
     """A numpy dtype from what a kernel names as one: ``np.float32``, ``numba.float32``,
     ``numba.types.int32``, ``"float32"``, ``a.dtype``."""
     if isinstance(t, np.dtype):
         return t
+    if isinstance(t, ScalarType):
+        return t.dtype
     if isinstance(t, type) and issubclass(t, np.generic):
         return np.dtype(t)
     if isinstance(t, str):
@@ -38,7 +57,7 @@ def dtype(t) -> np.dtype:
 
 def is_dtype_like(t) -> bool:
     """Whether ``t`` names a scalar type (then calling it in a kernel is a cast)."""
-    if isinstance(t, type) and issubclass(t, np.generic):
+    if isinstance(t, type) and issubclass(t, np.generic) or isinstance(t, ScalarType):
         return True
     module = type(t).__module__ or ""
     if module.startswith("numba.core.types") or module.startswith("numba.types"):
@@ -77,3 +96,57 @@ def kind(value) -> str:
     if isinstance(value, (bool, int, float, complex, np.generic, tuple)):
         return "value"
     raise TypeError(f"a kernel argument must be a numpy array or a scalar, got {type(value).__name__}")
+
+
+class ScalarType:
+    """numba's scalar types as the dialect names them (``float32``, ``int32``, ``f4`` …).
+
+    In a kernel, ``float32(x)`` is a cast and ``cuda.local.array(n, int32)`` names the dtype;
+    ``int32[::1]`` makes an array type for a signature (which ``cuda.jit`` accepts and ignores).
+    """
+
+    def __init__(self, name: str, numpy_name: str | None = None):
+        self.name = name
+        self.dtype = np.dtype(numpy_name or name)
+
+    def __call__(self, *args):
+        return self.dtype.type(*args)
+
+    def __getitem__(self, key):
+        return ArrayType(self, key)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class ArrayType:
+    def __init__(self, scalar, key):
+        self.scalar, self.key = scalar, key
+
+    def __repr__(self) -> str:
+        return f"{self.scalar.name}[...]"
+
+
+class VoidType:
+    """``void(int32[:], float32)``: a kernel signature; accepted and ignored."""
+
+    name = "void"
+
+    def __call__(self, *args):
+        return ("signature", args)
+
+    def __repr__(self) -> str:
+        return "void"
+
+
+_NAMES = {
+    "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8", "uint16": "uint16",
+    "uint32": "uint32", "uint64": "uint64", "float16": "float16", "float32": "float32", "float64": "float64",
+    "complex64": "complex64", "complex128": "complex128", "boolean": "bool", "bool_": "bool", "b1": "bool",
+    "intp": "int64", "uintp": "uint64", "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64", "u1": "uint8",
+    "u2": "uint16", "u4": "uint32", "u8": "uint64", "f2": "float16", "f4": "float32", "f8": "float64",
+    "c8": "complex64", "c16": "complex128", "double": "float64", "float_": "float32",
+}
+SCALARS = {name: ScalarType(name, np_name) for name, np_name in _NAMES.items()}
+globals().update(SCALARS)
+void = VoidType()

@@ -1,0 +1,67 @@
+"""Outside kernels, side by side: numba-cuda's own kernels in numba's CUDA simulator and in
+simtdocs.cuda, with only the import changed, must give identical results.
+
+The cases are in ``numba_cases.py`` (each names the numba-cuda file it comes from). numba's
+side runs once per session in a subprocess with ``NUMBA_ENABLE_CUDASIM=1``.
+"""
+
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import numba_cases
+from numba_side_by_side import run_case
+
+HERE = Path(__file__).parent
+pytest.importorskip("numba.cuda")
+
+
+@pytest.fixture(scope="session")
+def numba_results(tmp_path_factory):
+    out = tmp_path_factory.mktemp("numba") / "results.pkl"
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    subprocess.run([sys.executable, str(HERE / "numba_side_by_side.py"), str(out)], check=True, env=env, cwd=HERE,
+                   timeout=300)
+    with open(out, "rb") as f:
+        return pickle.load(f)
+
+
+@pytest.mark.parametrize("name", sorted(numba_cases.CASES))
+def test_same_results_as_numbas_simulator(name, numba_results):
+    origin, source = numba_cases.CASES[name]
+    status, theirs = numba_results[name]
+    assert status == "ok", f"numba's simulator failed on {name} ({origin}):\n{theirs}"
+    ours = run_case("simtdocs", name, source)
+    assert sorted(ours) == sorted(theirs)
+    for key in theirs:
+        a, b = np.asarray(ours[key]), np.asarray(theirs[key])
+        assert a.dtype == b.dtype and a.shape == b.shape, (key, a.dtype, b.dtype, a.shape, b.shape)
+        assert np.array_equal(a, b, equal_nan=True), (key, a, b)
+
+
+@pytest.mark.parametrize("name", sorted(numba_cases.GPU_ONLY))
+def test_what_numba_does_on_a_gpu(name):
+    """Where numba's simulator departs from numba (globals read live instead of frozen at
+    compile time; float32 arithmetic where numba types a literal float64), simtdocs.cuda
+    gives what numba gives."""
+    origin, source, expected = numba_cases.GPU_ONLY[name]
+    ours = run_case("simtdocs", name, source)
+    for key, value in expected.items():
+        np.testing.assert_allclose(ours[key], np.asarray(value, dtype=ours[key].dtype), rtol=1e-15)  # to the last bit
+
+
+@pytest.mark.parametrize("name", sorted(numba_cases.DIAGNOSED))
+def test_what_the_sanitizer_reports(name):
+    """A numba test kernel that reads shared memory nobody wrote: numba's simulator returns
+    its zeros; simtdocs.cuda raises the initcheck error at the reader's line."""
+    import simtdocs
+    origin, source, error = numba_cases.DIAGNOSED[name]
+    with pytest.raises(simtdocs.SimulatorError) as info:
+        run_case("simtdocs", name, source)
+    assert type(info.value).__name__ == error
+    assert "A[i] = sdata[i]" in str(info.value)
