@@ -453,29 +453,31 @@ def test_hw8_task1_naive_fp64_transpose(both, fast):
     expect(r.line("v = blk.load(a"), requests=128, sectors=128 * 32)
     expect(r.line("blk.store(c"), requests=128, sectors=128 * 8)
     expect(r.t, requests=2 * 128, sectors=128 * (32 + 8), branches=128, divergent_branches=0)
-    # m = 1024 on the fast engine: the profile's counts divided by (4096 / 1024)² = 16.
-    m = 1024
+    # The profile's own size on the fast engine (about a second): m = 4096, 128 × 128 blocks,
+    # task1.profile's numbers as printed.
+    m = 4096
     a = rng(114).random((m, m))
-    r = fast(naive_cuda_transpose, (32, 32), (32, 32), (m, a, np.zeros((m, m))))
+    r = fast(naive_cuda_transpose, (128, 128), (32, 32), (m, a, np.zeros((m, m))))
     np.testing.assert_array_equal(r.args[2], a.T)
-    expect(r.t, requests=2 * 524_288 // 16, sectors=(16_777_216 + 4_194_304) // 16)
+    expect(r.line("v = blk.load(a"), requests=524_288, sectors=16_777_216)
+    expect(r.line("blk.store(c"), requests=524_288, sectors=4_194_304)
 
 
-@pytest.mark.parametrize("kernel, store_wavefronts, load_wavefronts", [
+@pytest.mark.parametrize("kernel, store_wavefronts, load_wavefronts, m_fast", [
     # task2: smemArray[tx][ty] stores: doubles 32 apart → one bank pair per half-warp phase,
     # 16 distinct words each: 16 wavefronts a phase, 32 a request (ideal 2). Loads
     # smemArray[ty][tx]: 2. Profile at 4096²: 524,288 requests each way → store wavefronts
     # 16,777,216 derived (hardware: 17,061,038), bank conflicts 15,728,640 (16,012,462);
     # load wavefronts 1,048,576 (1,048,664).
-    (smem_cuda_transpose_task2, 32, 2),
+    (smem_cuda_transpose_task2, 32, 2, 4096),
     # task2b: the other way round: stores 2, loads 32 (hardware: 1,321,322 and 16,878,697).
-    (smem_cuda_transpose_task2b, 2, 32),
+    (smem_cuda_transpose_task2b, 2, 32, 1024),
     # task3: rows of 33 doubles: lane tx of a phase at banks 2·(tx + ty) % 32 (+1), all
     # distinct: 2 wavefronts a request each way: 1,048,576 (hardware: stores 1,290,266 with
     # 241,690 conflicts the addresses do not explain; loads 1,048,576, 0 conflicts).
-    (smem_cuda_transpose_task3, 2, 2),
+    (smem_cuda_transpose_task3, 2, 2, 1024),
 ])
-def test_hw8_smem_fp64_transpose_profiles(both, fast, kernel, store_wavefronts, load_wavefronts):
+def test_hw8_smem_fp64_transpose_profiles(both, fast, kernel, store_wavefronts, load_wavefronts, m_fast):
     m = 64
     a = rng(115).random((m, m))
     r = both(kernel, (2, 2), (32, 32), (m, a, np.zeros((m, m))))
@@ -484,13 +486,16 @@ def test_hw8_smem_fp64_transpose_profiles(both, fast, kernel, store_wavefronts, 
     expect(r.t, requests=2 * 128, sectors=2 * 128 * 8, barriers=4, shared_requests=2 * 128,
            shared_wavefronts=128 * (store_wavefronts + load_wavefronts), shared_ideal_wavefronts=2 * 128 * 2)
     assert r.stats.races == []
-    m = 1024  # the profile ÷ 16
+    # task2 at the profile's size (about a second on the fast engine); task2b and task3 at
+    # 1024², where every count is the profile's ÷ (4096 / 1024)² = 16.
+    m = m_fast
     a = rng(116).random((m, m))
-    r = fast(kernel, (32, 32), (32, 32), (m, a, np.zeros((m, m))))
+    r = fast(kernel, (m // 32, m // 32), (32, 32), (m, a, np.zeros((m, m))))
     np.testing.assert_array_equal(r.args[2], a.T)
-    requests = 524_288 // 16
+    scale = (4096 // m) ** 2
+    requests = 524_288 // scale
     expect(r.line("blk.store(s, into"), shared_requests=requests, shared_wavefronts=requests * store_wavefronts,
            shared_bank_conflicts=requests * (store_wavefronts - 2))
     expect(r.line("blk.load(s, out_of"), shared_requests=requests, shared_wavefronts=requests * load_wavefronts,
            shared_bank_conflicts=requests * (load_wavefronts - 2))
-    expect(r.t, requests=2 * requests, sectors=2 * 4_194_304 // 16)
+    expect(r.t, requests=2 * requests, sectors=2 * 4_194_304 // scale)
