@@ -388,7 +388,7 @@ def test_histogram(both, kernel):
 # -- Chapter 10, reduction --------------------------------------------------------------------
 
 def SimpleSumReductionKernel(blk, input_, output):
-    """§10.4, Fig. 10.6: one block; ``i = 2*threadIdx.x``; ``if (threadIdx.x % stride == 0)
+    """§10.3, Fig. 10.6: one block; ``i = 2*threadIdx.x``; ``if (threadIdx.x % stride == 0)
     input[i] += input[i + stride]`` in global memory, stride = 1…blockDim.x."""
     i = 2 * blk.tx
     stride = 1
@@ -402,7 +402,7 @@ def SimpleSumReductionKernel(blk, input_, output):
 
 
 def ConvergentSumReductionKernel(blk, input_, output):
-    """§10.5, Fig. 10.9: ``i = threadIdx.x``; stride = blockDim.x…1; ``if (threadIdx.x < stride)``."""
+    """§10.4, Fig. 10.9: ``i = threadIdx.x``; stride = blockDim.x…1; ``if (threadIdx.x < stride)``."""
     i = blk.tx
     stride = blk.bdx
     while stride >= 1:
