@@ -136,6 +136,45 @@ glue("p2_oob_reads_end", f"`a[{cdiv(n, threads) * threads - 1}]`")  # ...and the
 
 
 # %% [markdown]
+# ## 演示 2b：窄整数与 C 的整型提升 · Demo 2b: narrow integers and C's integer promotion
+#
+# 下标从一张 `uint8` 表里读出来再乘 4。C 先把 `unsigned char` 提升成 `int` 再算，numpy 却在 8 位里算、悄悄回绕；
+# 模拟器在 load 这一步照 C 的规矩办：窄整数读出来就是 `int32`。
+# An index read from a `uint8` table, times 4. C promotes the `unsigned char` to `int` first;
+# numpy computes in 8 bits and wraps around without a word. The simulator follows C where it
+# hands the kernel a value: a narrow integer arrives from a load as `int32`.
+
+# %%
+# --8<-- [start:promotion]
+def gather4(blk, idx, a, out):
+    t = blk.bx * blk.bdx + blk.tx
+    j = blk.load(idx, t)
+    blk.store(out, t, blk.load(a, j * 4))
+
+
+rng = np.random.default_rng(8)
+idx = rng.permutation(256).astype(np.uint8)
+a = rng.random(4 * 256, dtype=np.float32)
+out = np.zeros(256, np.float32)
+launch(gather4, grid=1, block=256, args=(idx, a, out))
+right = np.count_nonzero(out == a[idx.astype(np.int64) * 4])
+wrapped = np.count_nonzero(idx * 4 != idx.astype(np.int64) * 4)
+# --8<-- [end:promotion]
+
+
+# %%
+# --8<-- [start:promotion_glue]
+from simtdocs.docs import glue
+
+glue("p2_u8_right", right)
+glue("p2_u8_wrapped", wrapped)
+glue("p2_u8_lanes", idx.size)
+glue("p2_u8_first_wrap", 256 // 4)
+glue("p2_u8_example", int((np.array([200], np.uint8) * 4)[0]))
+# --8<-- [end:promotion_glue]
+
+
+# %% [markdown]
 # ## 演示 3：二维网格 · Demo 3: 2-D grids
 
 # %%

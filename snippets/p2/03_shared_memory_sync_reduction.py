@@ -295,3 +295,52 @@ from simtdocs.docs import glue
 glue("p2_shfl_sum", int(trace[-1, 0]))
 glue("p2_shfl_shuffles", st.shuffles)
 # --8<-- [end:shuffle_glue]
+
+
+# %% [markdown]
+# ## 演示 5：没有 `__syncwarp()` 的最后一个 warp · Demo 5: the last warp without `__syncwarp()`
+#
+# 2007 年的写法让最后 32 个线程不加同步地在共享内存里归约。Volta 以后同一个 warp 的 lane 并不锁步，
+# 模拟器的 racecheck 像 compute-sanitizer 一样报告这种竞争；每一步前后加上 `__syncwarp()`，竞争就没有了。
+# The 2007 code lets the last 32 threads reduce in shared memory with no synchronisation. Since
+# Volta the lanes of a warp are not in lockstep; the simulator's racecheck reports the hazard
+# as compute-sanitizer does, and a `__syncwarp()` around each step removes it.
+
+# %%
+# --8<-- [start:warp_tail]
+def warp_tail(blk, x, out, syncwarp):
+    sdata = blk.shared(64, np.float32, name="sdata")
+    tid = blk.tx
+    blk.store(sdata, tid, blk.load(x, blk.bx * 64 + tid) + blk.load(x, blk.bx * 64 + tid + 32))
+    blk.store(sdata, tid + 32, 0.0)
+    if syncwarp:
+        blk.syncwarp()
+    for s in (16, 8, 4, 2, 1):
+        w = tid < s
+        v = blk.load(sdata, tid, mask=w) + blk.load(sdata, tid + s, mask=w)
+        if syncwarp:
+            blk.syncwarp()
+        blk.store(sdata, tid, v, mask=w)
+        if syncwarp:
+            blk.syncwarp()
+    blk.store(out, blk.bx, blk.load(sdata, tid, mask=tid == 0), mask=tid == 0)
+
+
+x = np.random.default_rng(7).random(64 * 8, dtype=np.float32)
+tails = {}
+for syncwarp in (False, True):
+    out = np.zeros(8, np.float32)
+    tails[syncwarp] = launch(warp_tail, grid=8, block=32, args=(x, out, syncwarp))
+    assert np.allclose(out, x.reshape(8, 64).sum(axis=1), rtol=1e-5)
+# --8<-- [end:warp_tail]
+
+
+# %%
+# --8<-- [start:warp_tail_glue]
+from simtdocs.docs import glue
+
+glue("p2_tail_race", tails[False].races[0].message)
+glue("p2_tail_races", len(tails[False].races))
+glue("p2_tail_races_synced", len(tails[True].races))
+glue("p2_tail_blocks", 8)
+# --8<-- [end:warp_tail_glue]

@@ -283,6 +283,15 @@ def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: in
     raises ``LaunchError`` naming the CUDA error. Numpy arguments are read-only inside the
     kernel: write with ``blk.store``.
 
+    Blocks run in an order a GPU may choose: the blocks of a pass execute each instruction
+    together, in blockIdx order (x fastest), and passes run one after another. Results and
+    counters that do not depend on the order of blocks are the same for every
+    ``blocks_per_pass``. A kernel whose control flow depends on what other blocks' atomics
+    did (a lock taken with ``atomic_cas``, a ticket counter, a last-block-done flag) sees
+    another legal interleaving at each batching: a correct kernel still computes the right
+    result, but its counters may change. ``blocks_per_pass=1`` runs blocks one after
+    another, as ``simtdocs.reference`` does, and counts what it counts.
+
     ``trace=(block, warp)`` records every memory instruction that one warp executes in
     ``stats.trace`` (``simtdocs.trace.AccessRecord``: lanes, byte addresses, sectors or
     wavefronts and banks); the block is an int (linear id) or a tuple like ``grid``.
