@@ -792,3 +792,524 @@ def run():
 ''', {key: [float(np.float32(1.001 * i)) for i in range(15)] for key in ("y", "yA", "yB")})
 # numba types 1.001 * float32(i) as float64 (then float32(...) rounds once); its simulator
 # multiplies in float32 (numpy 2 keeps a Python float "weak"), which rounds differently at 3, 6, 7 …
+
+
+# -- cudapy/test_atomics.py ---------------------------------------------------------------------
+
+ATOMIC_TEMPLATES = '''
+@cuda.jit(device=True)
+def atomic_cast_to_uint64(num):
+    return uint64(num)
+
+
+@cuda.jit(device=True)
+def atomic_cast_to_int(num):
+    return int(num)
+
+
+@cuda.jit(device=True)
+def atomic_cast_none(num):
+    return num
+
+
+@cuda.jit(device=True)
+def atomic_binary_1dim_shared(
+    ary,
+    idx,
+    op2,
+    ary_dtype,
+    ary_nelements,
+    binop_func,
+    cast_func,
+    initializer,
+    neg_idx,
+):
+    tid = cuda.threadIdx.x
+    sm = cuda.shared.array(ary_nelements, ary_dtype)
+    sm[tid] = initializer
+    cuda.syncthreads()
+    bin = cast_func(idx[tid] % ary_nelements)
+    if neg_idx:
+        bin = bin % ary_nelements
+    binop_func(sm, bin, op2)
+    cuda.syncthreads()
+    ary[tid] = sm[tid]
+
+
+@cuda.jit(device=True)
+def atomic_binary_1dim_shared2(
+    ary, idx, op2, ary_dtype, ary_nelements, binop_func, cast_func
+):
+    tid = cuda.threadIdx.x
+    sm = cuda.shared.array(ary_nelements, ary_dtype)
+    sm[tid] = ary[tid]
+    cuda.syncthreads()
+    bin = cast_func(idx[tid] % ary_nelements)
+    binop_func(sm, bin, op2)
+    cuda.syncthreads()
+    ary[tid] = sm[tid]
+
+
+@cuda.jit(device=True)
+def atomic_binary_2dim_shared(
+    ary, op2, ary_dtype, ary_shape, binop_func, y_cast_func, neg_idx
+):
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    sm = cuda.shared.array(ary_shape, ary_dtype)
+    sm[tx, ty] = ary[tx, ty]
+    cuda.syncthreads()
+    bin = (tx, y_cast_func(ty))
+    if neg_idx:
+        bin = (bin[0] % ary_shape[0], bin[1] % ary_shape[1])
+    binop_func(sm, bin, op2)
+    cuda.syncthreads()
+    ary[tx, ty] = sm[tx, ty]
+
+
+@cuda.jit(device=True)
+def atomic_binary_2dim_global(ary, op2, binop_func, y_cast_func, neg_idx):
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    bin = (tx, y_cast_func(ty))
+    if neg_idx:
+        bin = (bin[0] % ary.shape[0], bin[1] % ary.shape[1])
+    binop_func(ary, bin, op2)
+
+
+@cuda.jit(device=True)
+def atomic_binary_1dim_global(
+    ary, idx, ary_nelements, op2, binop_func, neg_idx
+):
+    tid = cuda.threadIdx.x
+    bin = int(idx[tid] % ary_nelements)
+    if neg_idx:
+        bin = bin % ary_nelements
+    binop_func(ary, bin, op2)
+'''
+
+case("atomic_add_shared", "cudapy/test_atomics.py", ATOMIC_TEMPLATES + '''
+
+def atomic_add(ary):
+    atomic_binary_1dim_shared(
+        ary, ary, 1, uint32, 32, cuda.atomic.add, atomic_cast_none, 0, False
+    )
+
+
+def atomic_add_wrap(ary):
+    atomic_binary_1dim_shared(
+        ary, ary, 1, uint32, 32, cuda.atomic.add, atomic_cast_none, 0, True
+    )
+
+
+def atomic_add2(ary):
+    atomic_binary_2dim_shared(
+        ary, 1, uint32, (4, 8), cuda.atomic.add, atomic_cast_none, False
+    )
+
+
+def atomic_add3(ary):
+    atomic_binary_2dim_shared(
+        ary, 1, uint32, (4, 8), cuda.atomic.add, atomic_cast_to_uint64, False
+    )
+
+
+def run():
+    np.random.seed(0)
+    ary = np.random.randint(0, 32, size=32).astype(np.uint32)
+    ary_wrap = ary.copy()
+    cuda.jit("void(uint32[:])")(atomic_add)[1, 32](ary)
+    cuda.jit("void(uint32[:])")(atomic_add_wrap)[1, 32](ary_wrap)
+    ary2 = np.random.randint(0, 32, size=32).astype(np.uint32).reshape(4, 8)
+    ary3 = ary2.copy()
+    cuda.jit("void(uint32[:,:])")(atomic_add2)[1, (4, 8)](ary2)
+    cuda.jit("void(uint32[:,:])")(atomic_add3)[1, (4, 8)](ary3)
+    return {"add": ary, "add_wrap": ary_wrap, "add2": ary2, "add3": ary3}
+''')
+
+case("atomic_add_float_and_double", "cudapy/test_atomics.py", ATOMIC_TEMPLATES + '''
+
+def atomic_add_float(ary):
+    atomic_binary_1dim_shared(
+        ary,
+        ary,
+        1.0,
+        float32,
+        32,
+        cuda.atomic.add,
+        atomic_cast_to_int,
+        0.0,
+        False,
+    )
+
+
+def atomic_add_double_global(idx, ary):
+    atomic_binary_1dim_global(ary, idx, 32, 1.0, cuda.atomic.add, False)
+
+
+def atomic_add_double_global_2(ary):
+    atomic_binary_2dim_global(ary, 1, cuda.atomic.add, atomic_cast_none, False)
+
+
+def run():
+    np.random.seed(1)
+    ary = np.random.randint(0, 32, size=32).astype(np.float32)
+    cuda.jit("void(float32[:])")(atomic_add_float)[1, 32](ary)
+    idx = np.random.randint(0, 32, size=32).astype(np.int64)
+    ary2 = np.zeros(32, np.float64)
+    cuda.jit("void(int64[:], float64[:])")(atomic_add_double_global)[1, 32](idx, ary2)
+    ary3 = np.random.randint(0, 32, size=32).astype(np.float64).reshape(4, 8)
+    cuda.jit("void(float64[:,:])")(atomic_add_double_global_2)[1, (4, 8)](ary3)
+    return {"float": ary, "double_global": ary2, "double_global_2": ary3}
+''')
+
+case("atomic_sub_exch", "cudapy/test_atomics.py", ATOMIC_TEMPLATES + '''
+
+def atomic_sub(ary):
+    atomic_binary_1dim_shared(
+        ary, ary, 1, int32, 32, cuda.atomic.sub, atomic_cast_none, 0, False
+    )
+
+
+def atomic_sub2(ary):
+    atomic_binary_2dim_shared(
+        ary, 1, int32, (4, 8), cuda.atomic.sub, atomic_cast_none, False
+    )
+
+
+def atomic_exch(ary, idx, op2):
+    atomic_binary_1dim_shared2(
+        ary, idx, op2, uint32, 32, cuda.atomic.exch, atomic_cast_none
+    )
+
+
+def atomic_exch_global(idx, ary, op2):
+    atomic_binary_1dim_global(ary, idx, 32, op2, cuda.atomic.exch, False)
+
+
+def run():
+    np.random.seed(2)
+    ary = np.random.randint(0, 32, size=32).astype(np.int32)
+    cuda.jit("void(int32[:])")(atomic_sub)[1, 32](ary)
+    ary2 = np.random.randint(0, 32, size=32).astype(np.int32).reshape(4, 8)
+    cuda.jit("void(int32[:,:])")(atomic_sub2)[1, (4, 8)](ary2)
+    ary3 = np.random.randint(0, 32, size=32).astype(np.uint32)
+    idx = np.arange(32, dtype=np.uint32)
+    cuda.jit("void(uint32[:], uint32[:], uint32)")(atomic_exch)[1, 32](ary3, idx, np.uint32(42))
+    ary4 = np.zeros(32, np.uint32)
+    cuda.jit("void(uint32[:], uint32[:], uint32)")(atomic_exch_global)[1, 32](idx, ary4, np.uint32(7))
+    return {"sub": ary, "sub2": ary2, "exch": ary3, "exch_global": ary4}
+''')
+
+case("atomic_max_min", "cudapy/test_atomics.py", '''
+def atomic_max(res, ary):
+    tx = cuda.threadIdx.x
+    bx = cuda.blockIdx.x
+    cuda.atomic.max(res, 0, ary[tx, bx])
+
+
+def atomic_min(res, ary):
+    tx = cuda.threadIdx.x
+    bx = cuda.blockIdx.x
+    cuda.atomic.min(res, 0, ary[tx, bx])
+
+
+def atomic_max_double_normalizedindex(res, ary):
+    tx = cuda.threadIdx.x
+    bx = cuda.blockIdx.x
+    cuda.atomic.max(res, 0, ary[tx, uint64(bx)])
+
+
+def atomic_max_double_shared(res, ary):
+    tid = cuda.threadIdx.x
+    smary = cuda.shared.array(32, float64)
+    smary[tid] = ary[tid]
+    smres = cuda.shared.array(1, float64)
+    if tid == 0:
+        smres[0] = res[0]
+    cuda.syncthreads()
+    cuda.atomic.max(smres, 0, smary[tid])
+    cuda.syncthreads()
+    if tid == 0:
+        res[0] = smres[0]
+
+
+def run():
+    np.random.seed(3)
+    out = {}
+    for name, kernel, dtype, sig in (("max_i32", atomic_max, np.int32, "void(int32[:], int32[:,:])"),
+                                     ("min_f64", atomic_min, np.float64, "void(float64[:], float64[:,:])"),
+                                     ("max_norm", atomic_max_double_normalizedindex, np.float64,
+                                      "void(float64[:], float64[:,:])")):
+        vals = (np.random.randint(-100, 100, size=(32, 3)) * 1.5).astype(dtype)
+        res = np.zeros(1, dtype) + (dtype(1000) if "min" in name else dtype(-1000))
+        cuda.jit(sig)(kernel)[3, 32](res, vals)
+        out[name] = res
+    vals = np.random.randint(0, 32, size=32).astype(np.float64)
+    res = np.zeros(1, np.float64)
+    cuda.jit("void(float64[:], float64[:])")(atomic_max_double_shared)[1, 32](res, vals)
+    out["max_shared"] = res
+    return out
+''')
+
+case("atomic_cas", "cudapy/test_atomics.py", '''
+def atomic_cas_1dim(res, old, ary, fill_val):
+    gid = cuda.grid(1)
+    if gid < res.size:
+        old[gid] = cuda.atomic.cas(res, gid, fill_val, ary[gid])
+
+
+def atomic_cas_2dim(res, old, ary, fill_val):
+    gid = cuda.grid(2)
+    if gid[0] < res.shape[0] and gid[1] < res.shape[1]:
+        old[gid] = cuda.atomic.cas(res, gid, fill_val, ary[gid])
+
+
+def run():
+    np.random.seed(4)
+    n = 100
+    res = np.random.randint(0, 2, size=n).astype(np.int32)
+    res_orig = res.copy()
+    old = np.zeros_like(res)
+    ary = np.random.randint(100, 200, size=n).astype(np.int32)
+    cuda.jit(atomic_cas_1dim)[10, 10](res, old, ary, np.int32(1))
+    res2 = np.random.randint(0, 2, size=(10, 12)).astype(np.uint64)
+    old2 = np.zeros_like(res2)
+    ary2 = np.random.randint(100, 200, size=(10, 12)).astype(np.uint64)
+    cuda.jit(atomic_cas_2dim)[(3, 3), (4, 5)](res2, old2, ary2, np.uint64(0))
+    return {"res": res, "old": old, "res_orig": res_orig, "res2": res2, "old2": old2}
+''')
+
+# -- cudapy: laplace, minmax, powi, black-scholes, device functions ---------------------------------
+
+case("laplace_small", "cudapy/test_laplace.py", '''
+tpb = 4  # the test's size for the simulator
+SM_SIZE = tpb, tpb
+
+
+@cuda.jit(float64(float64, float64), device=True, inline="always")
+def get_max(a, b):
+    if a > b:
+        return a
+    else:
+        return b
+
+
+@cuda.jit(void(float64[:, :], float64[:, :], float64[:, :]))
+def jocabi_relax_core(A, Anew, error):
+    err_sm = cuda.shared.array(SM_SIZE, dtype=float64)
+
+    ty = cuda.threadIdx.x
+    tx = cuda.threadIdx.y
+    bx = cuda.blockIdx.x
+    by = cuda.blockIdx.y
+
+    n = A.shape[0]
+    m = A.shape[1]
+
+    i, j = cuda.grid(2)
+
+    err_sm[ty, tx] = 0
+    if j >= 1 and j < n - 1 and i >= 1 and i < m - 1:
+        Anew[j, i] = 0.25 * (
+            A[j, i + 1] + A[j, i - 1] + A[j - 1, i] + A[j + 1, i]
+        )
+        err_sm[ty, tx] = Anew[j, i] - A[j, i]
+
+    cuda.syncthreads()
+
+    # max-reduce err_sm vertically
+    t = tpb // 2
+    while t > 0:
+        if ty < t:
+            err_sm[ty, tx] = get_max(err_sm[ty, tx], err_sm[ty + t, tx])
+        t //= 2
+        cuda.syncthreads()
+
+    # max-reduce err_sm horizontally
+    t = tpb // 2
+    while t > 0:
+        if tx < t and ty == 0:
+            err_sm[ty, tx] = get_max(err_sm[ty, tx], err_sm[ty, tx + t])
+        t //= 2
+        cuda.syncthreads()
+
+    if tx == 0 and ty == 0:
+        error[by, bx] = err_sm[0, 0]
+
+
+def run():
+    NN, NM = 4, 4
+    iter_max = 20
+    A = np.zeros((NN, NM), dtype=np.float64)
+    Anew = np.zeros((NN, NM), dtype=np.float64)
+    n = NN
+    tol = 1.0e-6
+    error = 1.0
+    for j in range(n):
+        A[j, 0] = 1.0
+        Anew[j, 0] = 1.0
+    iter = 0
+    blockdim = (tpb, tpb)
+    griddim = (NN // blockdim[0], NM // blockdim[1])
+    error_grid = np.zeros(griddim)
+    stream = cuda.stream()
+    dA = cuda.to_device(A, stream)
+    dAnew = cuda.to_device(Anew, stream)
+    derror_grid = cuda.to_device(error_grid, stream)
+    errors = []
+    while error > tol and iter < iter_max:
+        jocabi_relax_core[griddim, blockdim, stream](dA, dAnew, derror_grid)
+        derror_grid.copy_to_host(error_grid, stream=stream)
+        stream.synchronize()
+        error = np.abs(error_grid).max()
+        errors.append(error)
+        iter += 1
+        tmp = dA
+        dA = dAnew
+        dAnew = tmp
+    return {"A": dA.copy_to_host(), "errors": np.array(errors)}
+''')
+
+case("minmax", "cudapy/test_minmax.py", '''
+def builtin_max(A, B, C):
+    i = cuda.grid(1)
+
+    if i >= len(C):
+        return
+
+    C[i] = float64(max(A[i], B[i]))
+
+
+def builtin_min(A, B, C):
+    i = cuda.grid(1)
+
+    if i >= len(C):
+        return
+
+    C[i] = float64(min(A[i], B[i]))
+
+
+def run():
+    out = {}
+    for kernel in (builtin_max, builtin_min):
+        k = cuda.jit(kernel)
+        for left, right in ((np.float64, np.float64), (np.float32, np.float64), (np.float64, np.float32),
+                            (np.float32, np.float32)):
+            n = 5
+            c = np.zeros(n, dtype=np.float64)
+            a = np.arange(n, dtype=left) + 0.5
+            b = np.full(n, fill_value=2, dtype=right)
+            k[1, c.shape](a, b, c)
+            out[f"{kernel.__name__}_{np.dtype(left).char}{np.dtype(right).char}"] = c
+    return out
+''')
+
+case("powi", "cudapy/test_powi.py", '''
+def cu_mat_power(A, power, power_A):
+    y, x = cuda.grid(2)
+
+    m, n = power_A.shape
+    if x >= n or y >= m:
+        return
+
+    power_A[y, x] = math.pow(A[y, x], int32(power))
+
+
+def cu_mat_power_binop(A, power, power_A):
+    y, x = cuda.grid(2)
+
+    m, n = power_A.shape
+    if x >= n or y >= m:
+        return
+
+    power_A[y, x] = A[y, x] ** power
+
+
+def vec_pow(r, x, y):
+    i = cuda.grid(1)
+
+    if i < len(r):
+        r[i] = pow(x[i], y[i])
+
+
+def vec_pow_binop(r, x, y):
+    i = cuda.grid(1)
+
+    if i < len(r):
+        r[i] = x[i] ** y[i]
+
+
+def vec_pow_inplace_binop(r, x):
+    i = cuda.grid(1)
+
+    if i < len(r):
+        r[i] **= x[i]
+
+
+def run():
+    out = {}
+    for kernel in (cu_mat_power, cu_mat_power_binop):
+        A = np.arange(10, dtype=np.float64).reshape(2, 5)
+        Aout = np.empty_like(A)
+        cuda.jit(void(float64[:, :], int8, float64[:, :]))(kernel)[1, A.shape](A, 2, Aout)
+        out[kernel.__name__] = Aout
+    for kernel in (vec_pow, vec_pow_binop):
+        x = np.arange(1, 9, dtype=np.float64)
+        y = np.arange(8, dtype=np.float64) / 2
+        r = np.zeros_like(x)
+        cuda.jit(kernel)[1, 8](r, x, y)
+        out[kernel.__name__] = r
+    r = np.arange(1, 9, dtype=np.float64)
+    x = np.full(8, 2.0)
+    cuda.jit(vec_pow_inplace_binop)[1, 8](r, x)
+    out["inplace"] = r
+    return out
+''')
+
+case("device_functions", "cudapy/test_device_func.py", '''
+@cuda.jit("float32(float32, float32)", device=True)
+def add2f(a, b):
+    return a + b
+
+
+@cuda.jit("float32(float32, float32)", device=True)
+def indirect(a, b):
+    return add2f(a, b)
+
+
+def use_add2f(ary):
+    i = cuda.grid(1)
+    ary[i] = add2f(ary[i], ary[i])
+
+
+def indirect_add2f(ary):
+    i = cuda.grid(1)
+    ary[i] = indirect(ary[i], ary[i])
+
+
+def run():
+    a = np.arange(10, dtype=np.float32)
+    cuda.jit("void(float32[:])")(use_add2f)[1, 10](a)
+    b = np.arange(10, dtype=np.float32)
+    cuda.jit("void(float32[:])")(indirect_add2f)[1, 10](b)
+    return {"use_add2f": a, "indirect_add2f": b}
+''')
+
+case("cpu_dispatcher", "cudapy/test_device_func.py", '''
+@numba.jit
+def add(a, b):
+    return a + b
+
+
+@cuda.jit
+def add_kernel(ary):
+    i = cuda.grid(1)
+    ary[i] = add(ary[i], 1)
+
+
+def run():
+    ary = np.arange(10)
+    add_kernel[1, ary.size](ary)
+    return {"ary": ary}
+''')

@@ -19,7 +19,7 @@ import sys
 import traceback
 
 TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
-         "boolean", "void", "intp", "complex64", "complex128")
+         "boolean", "void", "intp", "complex64", "complex128", "double", "f4", "f8", "i8")
 
 
 def namespace(side: str, name: str) -> dict:
@@ -43,6 +43,9 @@ def run_case(side: str, name: str, source: str):
     filename = f"<numba case {name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     ns = namespace(side, name)
+    if "numba." in source and "numba" not in ns:  # a CPU @numba.jit function the kernel calls
+        import numba
+        ns["numba"] = numba
     exec(compile(source, filename, "exec"), ns)
     return ns["run"]()
 

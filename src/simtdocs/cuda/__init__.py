@@ -89,7 +89,7 @@ import numpy as np
 from . import intrinsics as _I
 from .analysis import CompileError
 from .intrinsics import atomic, blockDim, blockIdx, cg, const, gridDim, laneid, local, shared, threadIdx, warpsize
-from .kernel import DeviceFunction, Kernel
+from .kernel import DeviceFunction, Kernel, Stream
 from .types import DeviceArray
 
 globals().update(_I.functions)  # grid, gridsize, syncthreads, shfl_sync, … as markers
@@ -136,6 +136,10 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=None, 
     return device_array(shape, dtype)
 
 
+def stream():
+    return Stream()
+
+
 def synchronize():
     """Kernels finish when their launch returns; nothing to wait for."""
 
@@ -147,5 +151,5 @@ def is_available() -> bool:
 __all__ = [
     "CompileError", "DeviceArray", "DeviceFunction", "Kernel", "atomic", "blockDim", "blockIdx", "cg", "const",
     "device_array", "device_array_like", "gridDim", "is_available", "jit", "laneid", "local", "mapped_array",
-    "pinned_array", "shared", "synchronize", "threadIdx", "to_device", "void", "warpsize", *_I.FUNCTIONS, *_SCALARS,
+    "pinned_array", "shared", "stream", "synchronize", "threadIdx", "to_device", "void", "warpsize", *_I.FUNCTIONS, *_SCALARS,
 ]

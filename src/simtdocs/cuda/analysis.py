@@ -55,6 +55,24 @@ class CompileError(SimulatorError):
     """A kernel uses a construct the per-thread dialect does not compile; says which and where."""
 
 
+class Static:
+    """A device function argument known when the caller is compiled (a function such as
+    ``cuda.atomic.add`` or another device function, a dtype): bound into the callee's
+    compiled form, as numba specialises on such arguments."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return isinstance(other, Static) and other.value is self.value
+
+    def __hash__(self):
+        return hash(id(self.value))
+
+    def __repr__(self) -> str:
+        return f"Static({self.value!r})"
+
+
 class Source:
     """A Python function's own source, parsed with the line numbers of its file."""
 
@@ -128,7 +146,8 @@ class Scope:
         self.device = device
         self.specialize = specialize  # (DeviceFunction, kinds, node) -> Specialization
         self.params = [a.arg for a in self.tree.args.args]
-        self.locals = assigned_names(self.tree)
+        self.statics = {p: k.value for p, k in param_kinds.items() if isinstance(k, Static)}
+        self.locals = assigned_names(self.tree) - set(self.statics)
         self.kinds: dict[str, str] = {p: k for p, k in param_kinds.items() if k in ARRAY_KINDS}
         self.varying: set[str] = {p for p, k in param_kinds.items() if k == "varying"}
         self.exits: dict[int, set] = {}  # id(if/for/while node) -> masked exits that leave it
@@ -147,6 +166,8 @@ class Scope:
         if isinstance(node, ast.Name):
             if node.id in self.locals:
                 return False, None
+            if node.id in self.statics:
+                return True, self.statics[node.id]
             ns = self.src.namespace
             if node.id in ns:
                 return True, self._device(ns[node.id])
@@ -189,6 +210,8 @@ class Scope:
 
     def _check_constructs(self):
         args = self.tree.args
+        if self.tree.args.defaults:
+            raise self.src.error(self.tree, "default parameter values are not supported in a kernel")
         if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
             raise self.src.error(self.tree, "*args, **kwargs and keyword-only parameters are not supported in a kernel")
         for node in ast.walk(self.tree):
@@ -276,7 +299,16 @@ class Scope:
     def call_kinds(self, node: ast.Call) -> tuple:
         if node.keywords:
             raise self.src.error(node, "keyword arguments to a device function are not supported")
-        return tuple(self.array_kind(a) or ("varying" if self.is_varying(a) else "value") for a in node.args)
+        return tuple(self.array_kind(a) or self._static_arg(a) or ("varying" if self.is_varying(a) else "value")
+                     for a in node.args)
+
+    def _static_arg(self, node):
+        if isinstance(node, ast.Constant):
+            return None
+        ok, value = self.static(node) if isinstance(node, (ast.Name, ast.Attribute)) else (False, None)
+        if ok and not isinstance(value, (bool, int, float, complex, str, tuple, np.generic, np.ndarray)):
+            return Static(value)
+        return None
 
     def has_effects(self, node) -> bool:
         """Whether evaluating ``node`` touches memory or runs a warp instruction (then a

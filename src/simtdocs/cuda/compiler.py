@@ -28,7 +28,7 @@ import numpy as np
 
 from . import intrinsics as I
 from . import runtime as rt
-from .analysis import ARRAY_KINDS, Scope, Source
+from .analysis import ARRAY_KINDS, Scope, Source, Static
 from .types import constant, is_dtype_like, dtype as to_dtype
 
 #: What the generated code may call besides blk: bound in its namespace under these names.
@@ -199,7 +199,8 @@ class Compiler:
             body.append(located(S(f"return {self.rv}")[0], tree))
         if not body:
             body = [located(ast.Pass(), tree)]
-        params = [ast.arg(self.blk)] + ([ast.arg("_mask")] if self.sc.device else []) + [ast.arg(p) for p in self.sc.params]
+        params = [ast.arg(self.blk)] + ([ast.arg("_mask")] if self.sc.device else []) + [
+            ast.arg(p) for p in self.sc.params if p not in self.sc.statics]
         fn = ast.FunctionDef(name=tree.name, args=ast.arguments(posonlyargs=[], args=params, kwonlyargs=[], kw_defaults=[],
                                                                   defaults=[]),
                              body=body, decorator_list=[], returns=None, type_params=[])
@@ -804,7 +805,8 @@ class Compiler:
         spec = self.sc.specialize(f, kinds, node)
         name = self.fresh(f"_{f.__name__}_")
         self.extra[name] = spec
-        args = [copy.deepcopy(a) if k in ARRAY_KINDS else self.ex(a) for a, k in zip(node.args, kinds)]
+        args = [copy.deepcopy(a) if k in ARRAY_KINDS else self.ex(a) for a, k in zip(node.args, kinds)
+                if not isinstance(k, Static)]
         call = ast.Call(ast.Name(name), [ast.Name(self.blk), copy.deepcopy(self.M)] + args, [])
         return _at(call, node)
 

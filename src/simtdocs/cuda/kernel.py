@@ -45,6 +45,7 @@ class Specialization:
         for name, value in source.namespace.items():
             namespace[name] = ctypes.constant(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
         namespace.update(HELPERS)
+        namespace.update(scope.statics)
         namespace.update({k: (v.function if isinstance(v, Specialization) else v) for k, v in compiler.extra.items()})
         self.extra = compiler.extra
         module = ast.Module(body=[self.tree], type_ignores=[])
@@ -105,6 +106,17 @@ class DeviceFunction:
 
     def __repr__(self) -> str:
         return f"<device function {self.__name__}>"
+
+
+class Stream:
+    """``cuda.stream()``: launches finish when they return, so a stream orders nothing."""
+
+    def synchronize(self):
+        pass
+
+    def auto_synchronize(self):
+        import contextlib
+        return contextlib.nullcontext(self)
 
 
 class Kernel:

@@ -110,6 +110,8 @@ class ScalarType:
         self.dtype = np.dtype(numpy_name or name)
 
     def __call__(self, *args):
+        if args and all(isinstance(a, (ScalarType, ArrayType)) for a in args):
+            return ("signature", self, args)  # float64(float64, float64): a device function's signature
         return self.dtype.type(*args)
 
     def __getitem__(self, key):
