@@ -146,6 +146,12 @@ class Compiler:
         self.vnest = 0  # per-thread (masked) ifs and loops around it
         self.defined: set[str] = set(scope.params)  # assigned for every thread before this point
         self.undefined: set[str] = set()  # merged under a mask before any such assignment
+        #: Variables that live only inside one masked region (a varying if's side, a per-thread
+        #: loop's body), first assigned at its top: name -> that region's mask. Under exactly
+        #: that mask no other lane ever reads them, so an assignment needs no merge (and an
+        #: index keeps its affine form).
+        self.homes: dict[str, str] = {}
+        self.uses = _name_counts(scope.tree)
 
     # -- small things ----------------------------------------------------------------------------
 
@@ -314,7 +320,7 @@ class Compiler:
         if isinstance(t, ast.Name):
             if t.id in self.sc.kinds:
                 raise self.err(s, f"{t.id} names an array; it cannot be given a value")
-            if self.ctxv:
+            if self.ctxv and not (isinstance(self.M, ast.Name) and self.homes.get(t.id) == self.M.id):
                 v = E("_sel(M, V, X)", M=copy.deepcopy(self.M), V=v, X=t.id)
                 self.use(t.id)
             elif self.nest == 0:
@@ -400,13 +406,13 @@ class Compiler:
         self.emit(ast.Assign([ast.Name(taken, ast.Store())], self.blk_call("branch", [cond], s.test)), s)
         self.M, self.ctxv, self.rel = ast.Name(taken), True, True
         self.vnest += 1
-        self.block(s.body)
+        self.region(s.body, taken)
         if s.orelse:
             other = self.fresh("_m")
             origin = s.orelse[0]
             self.emit(S(f"{other} = _else(M, {taken})", M=copy.deepcopy(outer[0])), origin)
             self.M, self.ctxv, self.rel = ast.Name(other), True, True
-            self.block(s.orelse)
+            self.region(s.orelse, other)
         self.vnest -= 1
         self.M, self.ctxv, self.rel = outer
 
@@ -455,8 +461,11 @@ class Compiler:
             target = s.target
             if not isinstance(target, ast.Name):
                 raise self.err(s, "the variable of a per-thread loop must be a plain name")
-            self.use(target.id)
-            self.emit(S(f"{target.id} = _sel({loop_mask}, {k}, {target.id})"), s)
+            if self.uses.get(target.id, 0) == _name_counts(s).get(target.id, 0):
+                self.emit(S(f"{target.id} = {k}"), s)  # only the loop reads it: no merge
+            else:
+                self.use(target.id)
+                self.emit(S(f"{target.id} = _sel({loop_mask}, {k}, {target.id})"), s)
             self.emit(ast.Assign([ast.Name(k, ast.Store())], E(f"{k} + STEP", STEP=step_expr)), s)
         self.varying_loop(s, head, exits)
 
@@ -525,6 +534,14 @@ class Compiler:
             return ast.Tuple([ast.Name(e.id, ast.Store()) for e in target.elts], ast.Store())
         raise self.err(target, "a loop variable must be a name")
 
+    def region(self, stmts, mask: str):
+        """Compile a masked region's statements, its own variables merge-free (see ``homes``)."""
+        saved = dict(self.homes)
+        for name in _region_locals(stmts, self.uses, self.sc.kinds):
+            self.homes[name] = mask
+        self.block(stmts)
+        self.homes = saved
+
     def varying_loop(self, s, head, exits):
         loop = Loop(s, True)
         lm = self.fresh("_l")
@@ -535,7 +552,7 @@ class Compiler:
         self.M, self.ctxv, self.rel = ast.Name(lm), True, False
         self.nest += 1
         self.vnest += 1
-        self.block(s.body)
+        self.region(s.body, lm)
         self.vnest -= 1
         self.nest -= 1
         body = self.out
@@ -915,6 +932,35 @@ class Compiler:
     def _stmt_call(self, call, node):
         self.emit(ast.Expr(call), node)
         return ast.Constant(None)
+
+
+def _name_counts(node) -> dict:
+    counts: dict[str, int] = {}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
+
+
+def _region_locals(stmts, uses: dict, kinds: dict) -> list[str]:
+    """Names that occur only in ``stmts`` and whose first occurrence there is a top-level
+    ``name = value`` (value not reading it): every read follows an assignment in the region."""
+    inside: dict[str, int] = {}
+    for st in stmts:
+        for name, k in _name_counts(st).items():
+            inside[name] = inside.get(name, 0) + k
+    out = []
+    for name, k in inside.items():
+        if k != uses.get(name, 0) or name in kinds:
+            continue
+        for st in stmts:
+            if name not in _name_counts(st):
+                continue
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
+                    and st.targets[0].id == name and name not in _name_counts(st.value):
+                out.append(name)
+            break
+    return out
 
 
 def _is_none(node) -> bool:
