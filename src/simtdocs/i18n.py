@@ -28,7 +28,7 @@ SOURCE_LANGUAGE = "en"
 LANGUAGES = ("zh", "en")
 LOCALE_DIR = Path(__file__).parent / "locale"
 # One catalog per lecture (the folder under snippets/) and one for the library itself.
-DOMAINS = ("simtdocs", "home", "p2", "exec_model")
+DOMAINS = ("simtdocs", "home", "p2", "exec_model", "silicon")
 
 _language: contextvars.ContextVar[str | None] = contextvars.ContextVar("simtdocs_language", default=None)
 _strict: contextvars.ContextVar[bool] = contextvars.ContextVar("simtdocs_strict_translation", default=False)

@@ -24,6 +24,7 @@ SOURCES = {
     "home": "snippets/home",
     "p2": "snippets/p2",
     "exec_model": "snippets/exec_model",
+    "silicon": "snippets/silicon",
 }
 assert tuple(SOURCES) == DOMAINS
 # A lecture's presentation helpers, src/simtdocs/lectures/<domain>.py or the modules of the package
