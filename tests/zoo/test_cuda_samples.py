@@ -1042,3 +1042,109 @@ def test_finalError_cas_atomicAdd(both):
            branches=32 + 16 + 16 + 16 + 4 + 4, divergent_branches=16 + 4 + 4, barriers=4, shared_requests=20,
            shared_wavefronts=20)
     assert r.stats.races == []
+
+
+# -- convolutionSeparable.cu, the column pass ----------------------------------------------------
+
+COLS_X, COLS_Y, COLS_STEPS, COLS_HALO = 16, 8, 8, 1
+
+
+def convolutionColumnsKernel(blk, d_Dst, d_Src, imageW, imageH, pitch, c_Kernel):
+    """``convolutionColumnsKernel``: 16 × 8 threads, 8 result steps down a column strip with
+    one halo step above and below, in ``s_Data[16][8 * 10 + 1]`` (the +1 pads the rows)."""
+    s_Data = blk.shared((COLS_X, (COLS_STEPS + 2 * COLS_HALO) * COLS_Y + 1), np.float32, name="s_Data")
+    baseX = blk.bx * COLS_X + blk.tx
+    baseY = (blk.by * COLS_STEPS - COLS_HALO) * COLS_Y + blk.ty
+    base = baseY * pitch + baseX
+    for i in range(COLS_HALO, COLS_HALO + COLS_STEPS):
+        blk.store(s_Data, (blk.tx, blk.ty + i * COLS_Y), blk.load(d_Src, base + i * COLS_Y * pitch))
+    for i in range(COLS_HALO):  # upper halo: (baseY >= -i * COLUMNS_BLOCKDIM_Y) ? … : 0
+        ok = baseY >= -i * COLS_Y
+        blk.store(s_Data, (blk.tx, blk.ty + i * COLS_Y), np.where(ok, blk.load(d_Src, base + i * COLS_Y * pitch, mask=ok), 0))
+    for i in range(COLS_HALO + COLS_STEPS, COLS_HALO + COLS_STEPS + COLS_HALO):  # lower halo
+        ok = imageH - baseY > i * COLS_Y
+        blk.store(s_Data, (blk.tx, blk.ty + i * COLS_Y), np.where(ok, blk.load(d_Src, base + i * COLS_Y * pitch, mask=ok), 0))
+    blk.sync()
+    for i in range(COLS_HALO, COLS_HALO + COLS_STEPS):
+        total = np.float32(0)
+        for j in range(-KERNEL_RADIUS, KERNEL_RADIUS + 1):
+            total = total + c_Kernel[KERNEL_RADIUS - j] * blk.load(s_Data, (blk.tx, blk.ty + i * COLS_Y + j))
+        blk.store(d_Dst, base + i * COLS_Y * pitch, total)
+
+
+def test_convolutionColumns(both):
+    # imageW = 32 (2 blocks of 16 columns), imageH = 128 (2 blocks of 8 · 8 rows).
+    W, H = 32, 128
+    src = rng(72).random((H, W), dtype=np.float32)
+    k = rng(73).random(2 * KERNEL_RADIUS + 1).astype(np.float32)
+    r = both(convolutionColumnsKernel, (2, 2), (COLS_X, COLS_Y), (np.zeros((H, W), np.float32), src, W, H, W, k))
+    np.testing.assert_allclose(r.args[0], _rows_gold(src.T.copy(), k).T, rtol=1e-5)
+    # A warp is rows ty = 2w, 2w + 1 of 16 floats (64 B, 64-B aligned): 4 sectors a request.
+    # Per warp: 8 main loads, one halo (block y = 0: the lower; y = 1: the upper), 8 stores:
+    # 17 requests; 4 warps × 4 blocks. Shared: s_Data[tx][c] is word 81·tx + c, bank
+    # (17·tx + c) % 32: the 16 lanes of row c hit distinct banks, and so do those of row
+    # c + 1, but lane 15 of row c + 1 (17·15 + c + 1 ≡ c mod 32) meets lane 0 of row c: one
+    # bank holds 2 words, 2 wavefronts (ideal 1) for every access: 10 stores and 8 × 17
+    # loads a warp. The +1 pads for a warp of one 32-wide row; a 16-wide block puts two
+    # rows in a warp.
+    expect(r.t, requests=16 * 17, sectors=16 * 17 * 4, barriers=4, shared_requests=16 * 146,
+           shared_wavefronts=16 * 146 * 2, shared_ideal_wavefronts=16 * 146)
+    assert r.stats.races == []
+
+
+# -- Samples/2_Concepts_and_Techniques/scan/scan.cu (THREADBLOCK_SIZE 256) -------------------------
+
+def _scan1_inclusive(blk, s_Data, idata, size):
+    """``scan1Inclusive``: ``pos = 2 * threadIdx.x - (threadIdx.x & (size - 1))``; a zero
+    below each segment (``s_Data[pos] = 0; pos += size;``) so no thread tests ``pos >= offset``;
+    two barriers per step."""
+    pos = 2 * blk.tx - (blk.tx & (size - 1))
+    blk.store(s_Data, pos, 0)
+    pos = pos + size
+    blk.store(s_Data, pos, idata)
+    offset = 1
+    while offset < size:
+        blk.sync()
+        t = blk.load(s_Data, pos) + blk.load(s_Data, pos - offset)
+        blk.sync()
+        blk.store(s_Data, pos, t)
+        offset <<= 1
+    return blk.load(s_Data, pos)
+
+
+def scanExclusiveShared(blk, d_Dst, d_Src, size):
+    """``scanExclusiveShared``: each thread scans a uint4 (``scan4Inclusive``), the segment
+    scans the threads' totals with ``scan1Exclusive``, and adds them back."""
+    s_Data = blk.shared(2 * 256, np.uint32, name="s_Data")
+    pos = blk.bx * blk.bdx + blk.tx
+    idata4 = blk.load(d_Src, 4 * pos, width=4)  # uint4 idata4 = d_Src[pos]
+    x, y, z, w = (idata4[..., c] for c in range(4))
+    y = y + x
+    z = z + y
+    w = w + z
+    oval = _scan1_inclusive(blk, s_Data, w, size // 4) - w  # scan1Exclusive
+    inclusive = np.stack([x + oval, y + oval, z + oval, w + oval], axis=-1)
+    blk.store(d_Dst, 4 * pos, inclusive - idata4, width=4)  # scan4Exclusive: odata4 -= idata4
+
+
+@pytest.mark.parametrize("size, steps, wavefronts", [
+    # arrayLength 1024: one segment of 256 threads, pos = tx: consecutive words, 1 wavefront;
+    # offsets 1…128: 8 steps.
+    (1024, 8, 1),
+    # arrayLength 64: segments of 16 threads, pos = 2·tx − (tx & 15): a warp's lanes 0–15 and
+    # 16–31 use words 0–15 and 32–47 (+ 16 after the zero): the same 16 banks twice, so
+    # every shared access takes 2 wavefronts; offsets 1…8: 4 steps.
+    (64, 4, 2),
+])
+def test_scanExclusiveShared(both, size, steps, wavefronts):
+    n = 2048  # 2 blocks of 256 threads × 4 elements
+    x = rng(74).integers(0, 1000, n).astype(np.uint32)
+    r = both(scanExclusiveShared, n // 1024, 256, (np.zeros(n, np.uint32), x, size))
+    segments = x.reshape(-1, size).astype(np.int64)
+    np.testing.assert_array_equal(r.args[0], (np.cumsum(segments, axis=1) - segments).ravel())
+    # uint4 loads and stores: 16 B a lane, 16 sectors a warp; 16 warps. Shared per warp:
+    # 2 stores, 3 per step, the final load. Barriers: 2 per step per block.
+    expect(r.t, requests=32, sectors=32 * 16, barriers=2 * 2 * steps, branches=0,
+           shared_requests=16 * (3 + 3 * steps), shared_wavefronts=16 * (3 + 3 * steps) * wavefronts,
+           shared_ideal_wavefronts=16 * (3 + 3 * steps))
+    assert r.stats.races == []

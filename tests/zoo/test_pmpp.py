@@ -906,3 +906,31 @@ def test_deleted_guards_are_named():
                          (rng(221).random((N, N, N), dtype=np.float32), np.zeros((N, N, N), np.float32), N))
     # in[i][j][k - 1] at k = 0: the last axis (x, threadIdx.x's) is -1.
     assert "by thread (0,0,0) in block (0,0,0)" in message and "x = -1 of in_[16][16][16]" in message
+
+
+def SharedMemorySumReductionKernel(blk, input_, output):
+    """§10.6, Fig. 10.11: the first add while loading into ``input_s``, then the convergent
+    sweep in shared memory with the barrier at the top of each step."""
+    input_s = blk.shared(256, np.float32, name="input_s")
+    t = blk.tx
+    blk.store(input_s, t, blk.load(input_, t) + blk.load(input_, t + 256))
+    stride = blk.bdx // 2
+    while stride >= 1:
+        blk.sync()
+        m = blk.branch(t < stride)
+        blk.store(input_s, t, blk.load(input_s, t, mask=m) + blk.load(input_s, t + stride, mask=m), mask=m)
+        stride //= 2
+    first = blk.branch(t == 0)
+    blk.store(output, 0 * t, blk.load(input_s, 0 * t, mask=first), mask=first)
+
+
+def test_reduction_shared_memory(both):
+    x = rng(222).random(512, dtype=np.float32)  # BLOCK_DIM = 256, one block
+    r = both(SharedMemorySumReductionKernel, 1, 256, (x, np.zeros(1, np.float32)))
+    np.testing.assert_allclose(r.args[1][0], x.sum(dtype=np.float64), rtol=1e-5)
+    # Loads: 2 × 8 warps, 4 sectors. Strides 128…1: 8 barriers, 8 × 8 branches; 4, 2, 1
+    # full warps then warp 0 in part (5 divergent): 12 warp steps × 3 shared accesses;
+    # + 8 stores and 1 load of input_s[0]; tx == 0: 8 branches, 1 divergent; 1 store.
+    expect(r.t, requests=17, sectors=65, barriers=8, branches=72, divergent_branches=6, shared_requests=45,
+           shared_wavefronts=45)
+    assert r.stats.races == []
