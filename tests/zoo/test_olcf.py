@@ -453,14 +453,14 @@ def test_hw8_task1_naive_fp64_transpose(both, fast):
     expect(r.line("v = blk.load(a"), requests=128, sectors=128 * 32)
     expect(r.line("blk.store(c"), requests=128, sectors=128 * 8)
     expect(r.t, requests=2 * 128, sectors=128 * (32 + 8), branches=128, divergent_branches=0)
-    # The profile's own size on the fast engine (about a second): m = 4096, 128 × 128 blocks,
-    # task1.profile's numbers as printed.
-    m = 4096
+    # m = 1024 on the fast engine: task1.profile's numbers ÷ (4096 / 1024)² = 16. (At 4096²
+    # the launch takes about a second on an idle machine, but 7–9 s on a busy 2-core one.)
+    m = 1024
     a = rng(114).random((m, m))
-    r = fast(naive_cuda_transpose, (128, 128), (32, 32), (m, a, np.zeros((m, m))))
+    r = fast(naive_cuda_transpose, (m // 32, m // 32), (32, 32), (m, a, np.zeros((m, m))))
     np.testing.assert_array_equal(r.args[2], a.T)
-    expect(r.line("v = blk.load(a"), requests=524_288, sectors=16_777_216)
-    expect(r.line("blk.store(c"), requests=524_288, sectors=4_194_304)
+    expect(r.line("v = blk.load(a"), requests=524_288 // 16, sectors=16_777_216 // 16)
+    expect(r.line("blk.store(c"), requests=524_288 // 16, sectors=4_194_304 // 16)
 
 
 @pytest.mark.parametrize("kernel, store_wavefronts, load_wavefronts, m_fast", [
@@ -469,7 +469,7 @@ def test_hw8_task1_naive_fp64_transpose(both, fast):
     # smemArray[ty][tx]: 2. Profile at 4096²: 524,288 requests each way → store wavefronts
     # 16,777,216 derived (hardware: 17,061,038), bank conflicts 15,728,640 (16,012,462);
     # load wavefronts 1,048,576 (1,048,664).
-    (smem_cuda_transpose_task2, 32, 2, 4096),
+    (smem_cuda_transpose_task2, 32, 2, 1024),
     # task2b: the other way round: stores 2, loads 32 (hardware: 1,321,322 and 16,878,697).
     (smem_cuda_transpose_task2b, 2, 32, 1024),
     # task3: rows of 33 doubles: lane tx of a phase at banks 2·(tx + ty) % 32 (+1), all
@@ -486,8 +486,8 @@ def test_hw8_smem_fp64_transpose_profiles(both, fast, kernel, store_wavefronts, 
     expect(r.t, requests=2 * 128, sectors=2 * 128 * 8, barriers=4, shared_requests=2 * 128,
            shared_wavefronts=128 * (store_wavefronts + load_wavefronts), shared_ideal_wavefronts=2 * 128 * 2)
     assert r.stats.races == []
-    # task2 at the profile's size (about a second on the fast engine); task2b and task3 at
-    # 1024², where every count is the profile's ÷ (4096 / 1024)² = 16.
+    # At 1024² every count is the profile's ÷ (4096 / 1024)² = 16 (m_fast = 4096 checks the
+    # profile as printed, in about a second on an idle machine).
     m = m_fast
     a = rng(116).random((m, m))
     r = fast(kernel, (m // 32, m // 32), (32, 32), (m, a, np.zeros((m, m))))
