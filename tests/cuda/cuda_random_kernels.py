@@ -27,7 +27,8 @@ _counter = itertools.count()
 
 
 class Gen:
-    def __init__(self, choose):
+    def __init__(self, choose, private=False):
+        self.private = private  # threads never talk: no shared memory, barriers, shuffles, votes
         self.c = choose  # choose(kind, *args): "int" lo hi → int, "pick" seq → element, "chance" pct → bool
         self.lines: list[str] = []
         self.ints = ["tid", "gid", "lane"]
@@ -158,6 +159,8 @@ class Gen:
         elif k == 12 and self.chance(30):
             self.emit(indent, f"if {self.cond()}:")
             self.emit(indent + 1, "return")
+        elif k in (13, 14, 15) and self.private:
+            self.emit(indent, f"{self.pick(self.floats)} = {self.fexpr()}")
         elif k == 13:
             self.emit(indent, f"sh[tid] = {self.fexpr()}")
             if top or self.chance(10):
@@ -175,9 +178,9 @@ class Gen:
             self.emit(indent, f"{self.pick(self.floats)} = clamp({self.pick(self.floats)}, {self.pick(self.ivars)})")
 
 
-def program(choose):
+def program(choose, private=False):
     """``(source, block, grid, name)`` of a random kernel ``name(a, b, out, hist, n, flag)``."""
-    g = Gen(choose)
+    g = Gen(choose, private)
     block = g.pick(BLOCKS)
     grid = g.pick(GRIDS)
     tpb = int(np.prod(block))

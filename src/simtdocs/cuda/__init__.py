@@ -105,9 +105,13 @@ def jit(func_or_sig=None, device: bool = False, **options):
     accepted and ignored, and so is a signature: the kernel is compiled per signature at
     its first launch.
     """
+    signature = None if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)) else func_or_sig
+    if isinstance(signature, list):
+        signature = signature[0] if signature else None
+
     def wrap(func):
-        return DeviceFunction(func) if device else Kernel(func)
-    if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)):
+        return DeviceFunction(func) if device else Kernel(func, signature=signature)
+    if signature is None and func_or_sig is not None:
         return wrap(func_or_sig)
     return wrap
 

@@ -122,8 +122,9 @@ class Stream:
 class Kernel:
     """``@cuda.jit``: launch with ``kernel[grid, block](*args)``; returns the launch's ``Stats``."""
 
-    def __init__(self, func, tools=TOOLS, device=H100):
+    def __init__(self, func, tools=TOOLS, device=H100, signature=None):
         self.py_func = func
+        self.arg_types = ctypes.signature_types(signature)
         self.__name__ = func.__name__
         self.__qualname__ = getattr(func, "__qualname__", func.__name__)
         self.__doc__ = func.__doc__
@@ -158,10 +159,22 @@ class Kernel:
         if not args or not _is_block(args[0]):
             raise TypeError(f"{self.__name__} is a kernel: launch it with {self.__name__}[grid, block](...) "
                             f"or simtdocs.launch({self.__name__}, grid, block, args=(...))")
-        blk, rest = args[0], tuple(ctypes.argument(a) for a in args[1:])
+        blk, rest = args[0], self._arguments(args[1:])
         spec = self.specialize(tuple(ctypes.kind(a) for a in rest))
         with np.errstate(all="ignore"):
             spec.function(blk, *rest)
+
+    def _arguments(self, args) -> tuple:
+        """Arguments as numba types them: Python ints int64, floats float64, and a scalar
+        the signature declares (``uint32``) cast to that type."""
+        out = []
+        for k, a in enumerate(args):
+            a = ctypes.argument(a)
+            t = self.arg_types[k] if self.arg_types and k < len(self.arg_types) else None
+            if t is not None and not isinstance(a, np.ndarray):
+                a = np.array(a).astype(t)[()]
+            out.append(a)
+        return tuple(out)
 
     def __getitem__(self, config):
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:

@@ -152,3 +152,41 @@ _NAMES = {
 SCALARS = {name: ScalarType(name, np_name) for name, np_name in _NAMES.items()}
 globals().update(SCALARS)
 void = VoidType()
+
+
+def signature_types(sig) -> list | None:
+    """The scalar parameter dtypes of a numba signature (``"void(float32[:], int32)"`` or
+    ``void(float32[:], int32)``): a dtype per scalar parameter, None per array; None when
+    there is no signature. A launch casts scalar arguments to them, as numba does."""
+    if isinstance(sig, str):
+        if "(" not in sig:
+            return None
+        inner = sig[sig.index("(") + 1: sig.rindex(")")]
+        parts, depth, cur = [], 0, ""
+        for ch in inner:
+            if ch in "[(":
+                depth += 1
+            elif ch in "])":
+                depth -= 1
+            if ch == "," and depth == 0:
+                parts.append(cur)
+                cur = ""
+            else:
+                cur += ch
+        if cur.strip():
+            parts.append(cur)
+        out = []
+        for p in parts:
+            p = p.strip()
+            if "[" in p or not p:
+                out.append(None)
+                continue
+            t = SCALARS.get(p)
+            try:
+                out.append(t.dtype if t is not None else np.dtype(p))
+            except TypeError:
+                out.append(None)
+        return out
+    if isinstance(sig, tuple) and len(sig) >= 2 and sig[0] == "signature":
+        return [a.dtype if isinstance(a, ScalarType) else None for a in sig[-1]]
+    return None
