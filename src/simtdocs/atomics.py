@@ -7,7 +7,10 @@ value it replaced. So ``atomic_add(counter, 0, 1)`` run by 64 threads hands out 
 
 ``apply`` does this for a flat memory, one element index and one value per lane, without a
 Python loop per lane: in rounds, each serving the next waiting lane of every element, or,
-when many lanes hit one element, by sorting the lanes by element once.
+when many lanes hit one element, by sorting the lanes by element once and then running
+each element's lanes as one accumulation (a cumulative sum for integer adds, a row of
+``ufunc.accumulate`` for float adds, max and min, a shift for exchanges, and for
+compare-and-swap one round per successful swap rather than per lane).
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ def apply(mem: np.ndarray, keys: np.ndarray, values: np.ndarray, op: str, compar
     cmp = None if compare is None else np.asarray(compare, dtype=mem.dtype)
     if keys.size == 0:
         return values[:0].copy()
-    if grouped is not None and (op == "exch" or (op == "add" and mem.dtype.kind in "iu")):
+    if grouped is not None:
         return _sorted(mem, keys, values, op, cmp, grouped)
     most = int(np.bincount(keys).max())  # the most lanes on one element
     if most <= ROUNDS:
@@ -140,12 +143,64 @@ def _sorted(mem, keys, values, op, cmp, grouped=None):
         old[order] = seen
         mem[k[last]] = v[last]
         return old
-    rank = np.arange(k.size) - np.repeat(first, lanes)  # the rest: one round per rank, each a numpy step
-    by_rank = np.argsort(rank, kind="stable")
-    bounds = np.flatnonzero(np.diff(rank[by_rank], prepend=-1))
-    for group in np.split(order[by_rank], bounds[1:]):
-        where = keys[group]
-        seen = mem[where]
-        old[group] = seen
-        mem[where] = _combine(op, seen, values[group], None if cmp is None else cmp[group])
+    rank = np.arange(k.size) - np.repeat(first, lanes)  # each lane's place on its element
+    if op == "cas":
+        seen, final = _compare_and_swap(mem[k[first]], values[order], cmp[order], first, lanes, rank)
+    else:
+        seen, final = _accumulate(_UFUNCS[op], mem.dtype, mem[k[first]], values[order], lanes, rank)
+    old[order] = seen
+    mem[k[first]] = final
     return old
+
+
+_UFUNCS = {"add": np.add, "max": np.maximum, "min": np.minimum}
+
+
+def _accumulate(ufunc, dtype, start, v, lanes, rank):
+    """Each element's updates one after another, as ``ufunc.accumulate`` does them (so float
+    sums round exactly as lane after lane would): element g's row is its value ``start[g]``
+    and then its lanes' values. Rows are grouped by length, up to the next power of two, so
+    the padding never doubles the work. Returns each lane's old value and each element's last."""
+    G = start.size
+    group = np.repeat(np.arange(G), lanes)
+    width = 1 << np.ceil(np.log2(lanes + 1)).astype(np.int64)  # row length: the value, then the lanes
+    seen = np.empty(v.size, dtype)
+    final = np.empty(G, dtype)
+    for w in np.unique(width):
+        rows = np.flatnonzero(width == w)
+        place = np.full(G, -1, np.int64)
+        place[rows] = np.arange(rows.size)
+        table = np.zeros((rows.size, int(w)), dtype)
+        table[:, 0] = start[rows]
+        mine = place[group] >= 0
+        r, c = place[group[mine]], rank[mine]
+        table[r, c + 1] = v[mine]
+        run = ufunc.accumulate(table, axis=1, dtype=dtype)
+        seen[mine] = run[r, c]
+        final[rows] = run[np.arange(rows.size), lanes[rows]]
+    return seen, final
+
+
+def _compare_and_swap(start, v, cmp, first, lanes, rank):
+    """atomicCAS on each element, lane after lane: a lane swaps when the element holds its
+    ``compare`` value. Served one swap at a time per element: the lanes up to each element's
+    next swapping lane all see its current value, so the rounds are the swaps, not the lanes
+    (a lock taken by one of many lanes costs one round)."""
+    G = start.size
+    group = np.repeat(np.arange(G), lanes)
+    state = start.copy()
+    done = np.zeros(G, np.int64)  # lanes of each element served so far
+    seen = np.empty(v.size, start.dtype)
+    position = np.arange(v.size)
+    while True:
+        waiting = rank >= done[group]
+        if not waiting.any():
+            return seen, state
+        swaps = waiting & (cmp == state[group])
+        nxt = np.full(G, np.iinfo(np.int64).max)
+        np.minimum.at(nxt, group[swaps], position[swaps])
+        served = waiting & (position <= nxt[group])
+        seen[served] = state[group[served]]
+        swapped = nxt < np.iinfo(np.int64).max
+        state[swapped] = v[nxt[swapped]]
+        done[:] = np.where(swapped, nxt - first + 1, lanes)

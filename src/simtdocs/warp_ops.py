@@ -20,48 +20,65 @@ from .threads import WARP_SIZE
 def shuffle(blk, site, c, lanes, value, source_lane, name: str):
     """``value`` of lane ``source_lane`` of the same warp, for every active thread.
 
-    ``source_lane`` is an int array per thread (shape (T,) or (B, T)); outside [0, 32) the
-    thread keeps its own value.
+    ``source_lane`` is an int array per thread (shape (T,), (1, T) or (B, T)); outside
+    [0, 32) the thread keeps its own value. When every block has the same source lanes (the
+    four shuffles with a constant delta), the sources are worked out for one block and the
+    values move in one gather along the thread axis.
     """
     v = np.asarray(value)
     v = per_thread(v, blk.nblocks, blk.nthreads, site, "value", v.shape[2:] if v.ndim > 2 else ())
     T = blk.nthreads
-    src_lane = np.broadcast_to(np.asarray(source_lane, dtype=np.int64), (blk.nblocks, T))
-    own = np.broadcast_to(np.arange(T), (blk.nblocks, T))
+    src_lane = np.asarray(source_lane, dtype=np.int64)
+    one_row = src_lane.ndim < 2 or src_lane.shape[0] == 1
+    src_lane = np.broadcast_to(src_lane, (1 if one_row else blk.nblocks, T))
+    own = np.arange(T)
     inside = (src_lane >= 0) & (src_lane < WARP_SIZE)
     src = np.where(inside, own - own % WARP_SIZE + src_lane, own)
     exists = src < T
     src = np.where(exists, src, own)
-    source_runs = exists if lanes.all else exists & np.take_along_axis(lanes.mask, src, axis=1)
-    bad = ~source_runs & inside if lanes.all else ~source_runs & inside & lanes.mask
+    if lanes.all:
+        bad = ~exists & inside
+    elif one_row and lanes.uniform:  # the same lanes and sources in every block: check one
+        m = lanes.mask[:1]
+        bad = ~(exists & m[:, src[0]]) & inside & m
+    else:
+        m = lanes.mask
+        bad = ~(exists & np.take_along_axis(m, np.broadcast_to(src, m.shape), axis=1)) & inside & m
     if bad.any():
         b = int(np.nonzero(bad.any(axis=1))[0][0])
         threads = np.nonzero(bad[b])[0]
-        sources = np.where(exists[b, threads], src[b, threads], own[b, threads] - own[b, threads] % WARP_SIZE
-                           + src_lane[b, threads])
+        s, e, sl = src[min(b, src.shape[0] - 1)], exists[min(b, src.shape[0] - 1)], src_lane[min(b, src.shape[0] - 1)]
+        sources = np.where(e[threads], s[threads], threads - threads % WARP_SIZE + sl[threads])
         raise inactive_source(name, site, lanes.block_of(b), threads, sources)
     c.shuffles += blk._issue(c, lanes)
-    idx = src.reshape(src.shape + (1,) * (v.ndim - 2))
-    out = np.take_along_axis(v, np.broadcast_to(idx, src.shape + v.shape[2:]), axis=1)
+    if one_row:
+        out = np.take(v, src[0], axis=1)
+    else:
+        idx = src.reshape(src.shape + (1,) * (v.ndim - 2))
+        out = np.take_along_axis(v, np.broadcast_to(idx, src.shape + v.shape[2:]), axis=1)
     if not lanes.all:
         out = np.where(lanes.mask.reshape(lanes.mask.shape + (1,) * (v.ndim - 2)), out, v)
     return out
 
 
 def vote(blk, site, c, lanes, pred, how: str):
-    """``__ballot_sync`` (``how="ballot"``), ``__any_sync`` or ``__all_sync`` for every thread."""
+    """``__ballot_sync`` (``how="ballot"``), ``__any_sync`` or ``__all_sync`` for every thread.
+
+    A warp's 32 predicates are 32 bytes in a row: ``packbits`` makes them the ballot's 32
+    bits, and ``any``/``all`` read them as four 64-bit words."""
     p = per_thread(np.asarray(pred, dtype=bool), blk.nblocks, blk.nthreads, site, "predicate")
     c.votes += blk._issue(c, lanes)
     geo = lanes.geo
-    active = np.ones(p.shape, bool) if lanes.all else lanes.mask
-    yes = geo.rows(p & active, False)
-    if how == "ballot":
-        bits = (yes.astype(np.uint64) << np.arange(WARP_SIZE, dtype=np.uint64)).sum(axis=1).astype(np.uint32)
-        out = np.repeat(bits.reshape(blk.nblocks, geo.warps), WARP_SIZE, axis=1)[:, :blk.nthreads]
-        return np.where(active, out, np.uint32(0))
-    if how == "any":
-        per_warp = yes.any(axis=1)
+    active = None if lanes.all else lanes.mask
+    if how == "all":  # every active lane's predicate: no active lane says no
+        yes = geo.rows(~p if active is None else active & ~p, False)
     else:
-        per_warp = ~(geo.rows(active & ~p, False).any(axis=1))
+        yes = geo.rows(p if active is None else p & active, False)
+    if how == "ballot":
+        bits = np.packbits(np.ascontiguousarray(yes), axis=1, bitorder="little").view("<u4")[:, 0]
+        out = np.repeat(bits.reshape(blk.nblocks, geo.warps), WARP_SIZE, axis=1)[:, :blk.nthreads]
+        return out if active is None else np.where(active, out, np.uint32(0))
+    some = np.ascontiguousarray(yes).view(np.uint64).any(axis=1)
+    per_warp = some if how == "any" else ~some
     out = np.repeat(per_warp.reshape(blk.nblocks, geo.warps), WARP_SIZE, axis=1)[:, :blk.nthreads]
-    return out & active
+    return out if active is None else out & active
