@@ -1313,3 +1313,9 @@ def run():
     add_kernel[1, ary.size](ary)
     return {"ary": ary}
 ''')
+
+
+# -- srush/GPU-Puzzles ----------------------------------------------------------------------------
+
+with open(__file__.replace("numba_cases.py", "gpu_puzzles_solutions.py")) as _f:
+    case("gpu_puzzles", "srush/GPU-Puzzles GPU_puzzlers.py (our solutions)", _f.read())

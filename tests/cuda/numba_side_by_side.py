@@ -36,6 +36,13 @@ def namespace(side: str, name: str) -> dict:
         from simtdocs import cuda
         ns.update({t: getattr(cuda, t) for t in TYPES if hasattr(cuda, t)})
     ns["cuda"] = cuda
+    if side == "numba":
+        class ClosureCuda:  # reads the global ``cuda``, which the simulator swaps while a kernel runs
+            def __getattr__(self, attr):
+                return getattr(ns["cuda"], attr)
+        ns["closure_cuda"] = ClosureCuda
+    else:
+        ns["closure_cuda"] = lambda: cuda
     return ns
 
 

@@ -193,7 +193,16 @@ class Kernel:
         """``simtdocs.launch`` with this kernel (``tools=``, ``trace=``, ``device=``, … as there)."""
         options.setdefault("tools", self.tools)
         options.setdefault("device", self.device)
-        stats = model.launch(self, grid, block, args=tuple(_host(a) for a in args), **options)
+        args = tuple(_host(a) for a in args)
+        # The engine addresses C-contiguous arrays; numba takes any strides. A strided
+        # argument (a transpose, a slice with a step) runs as a C-contiguous copy, copied back.
+        copies = [(a, np.ascontiguousarray(a)) if isinstance(a, np.ndarray) and not a.flags.c_contiguous else None
+                  for a in args]
+        run_args = tuple(c[1] if c else a for a, c in zip(args, copies))
+        stats = model.launch(self, grid, block, args=run_args, **options)
+        for c in copies:
+            if c and c[0].flags.writeable:
+                c[0][...] = c[1]
         self.last_stats = stats
         return stats
 
