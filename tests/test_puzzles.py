@@ -225,71 +225,80 @@ def copy4_unscaled(blk, a, out):
     blk.store(out, i, blk.load(a, i, width=4), width=4)
 
 SKELETON = {
-    "double": "wrong value at element 1 of out: expected 2.0, got 0.0 (1,023 of its 1,024 elements are wrong)",
-    "guard": "thread (232, 0, 0) of block (3, 0, 0) reads out of bounds on line 3",
-    "add_bias": "wrong value at element [0][16] of out: expected 16.2319, got 0.0 "
-                "(3,244 of its 3,500 elements are wrong)",
-    "grid_stride": "wrong value at element 1024 of out: expected 100.0, got 0.0 (8,285 of its 10,000 elements are wrong)",
-    "warp_sum": "wrong value at element 0 of out: expected 136.0, got 0.0 (128 of its 128 elements are wrong)",
-    "window_sum": "wrong value at element 0 of out: expected 6.0, got 0.0 (2,048 of its 2,048 elements are wrong)",
-    "reverse_blocks": "a race between warps 0 and 7 on line 6: warp 0 reads shared tile[255], which warp 7 writes "
-                      "on line 5, with no __syncthreads() between (4 hazards in all)",
-    "scale": "coalescing 12% where ≥ 90% is asked, on line 4 (`blk.store(B, (row, col), 3 * blk.load(A, (row, col)))`)",
-    "transpose": "32-way bank conflict on line 11 (`blk.store(B, (y + j) * N + x, blk.load(tile, (blk.tx, blk.ty + j)))`)",
-    "pair_sum": "sectors: 1,280 where at most 768 are allowed; 512 of them on line 3 (`left = blk.load(a, 2 * i)`)",
-    "block_sum": "shared wavefronts: 2,400 where at most 720 are allowed; 1,504 of them on line 10 "
-                 "(`v = blk.load(sdata, index, mask=w) + blk.load(sdata, index + s, mask=w)`)",
-    "warp_of": "wrong value at element 32 of warp: expected 1, got 0 (192 of its 256 elements are wrong)",
-    "even_odd": "128 divergent branches where 0 are allowed, on line 4 "
-                "(`even = blk.branch(i % 2 == 0)  # if (i % 2 == 0)`)",
-    "signed": "128 divergent branches where 0 are allowed, on line 4 (`pos = blk.branch(v > 0)  # if (x[i] > 0)`)",
-    "copy4": "warp instructions: 512 where at most 128 are allowed; 512 of them on line 5 "
-             "(`blk.store(out, i, blk.load(a, i))`)",
+    "double": 'wrong value at element 0 of out: expected -0.152099, got 0.0 (1,024 of its 1,024 elements '
+              'are wrong)',
+    "guard": 'thread (232, 0, 0) of block (3, 0, 0) reads out of bounds on line 3',
+    "add_bias": 'wrong value at element [0][16] of out: expected 1.91659, got 0.0 (3,244 of its 3,500 '
+                'elements are wrong)',
+    "grid_stride": 'wrong value at element 1024 of out: expected 0.799584, got 0.0 (8,897 of its 10,000 '
+                   'elements are wrong)',
+    "warp_sum": 'wrong value at element 0 of out: expected 139.0, got 1.0 (128 of its 128 elements are '
+                'wrong)',
+    "window_sum": 'wrong value at element 0 of out: expected 18.0, got 0.0 (2,048 of its 2,048 elements are '
+                  'wrong)',
+    "reverse_blocks": 'a race between warps 0 and 7 on line 6: warp 0 reads shared tile[255], which warp 7 writes'
+                      ' on line 5, with no __syncthreads() between (4 hazards in all)',
+    "scale": 'coalescing 12% where ≥ 90% is asked, on line 4 (`blk.store(B, (row, col), 3 * blk.load(A, '
+             '(row, col)))`)',
+    "transpose": '32-way bank conflict on line 11 (`blk.store(B, (y + j) * N + x, blk.load(tile, (blk.tx, '
+                 'blk.ty + j)))`)',
+    "pair_sum": 'sectors: 1,280 where at most 768 are allowed; 512 of them on line 4 (`right = blk.load(a, '
+                '2 * i + 1)`), which the solution does without',
+    "block_sum": 'shared wavefronts: 2,400 where at most 720 are allowed; 1,504 of them on line 10 (`v = '
+                 'blk.load(sdata, index, mask=w) + blk.load(sdata, index + s, mask=w)`), where the solution '
+                 'needs 384',
+    "warp_of": 'wrong value at element 32 of warp: expected 1, got 0 (192 of its 256 elements are wrong)',
+    "even_odd": '128 divergent branches where 0 are allowed, on line 4 (`even = blk.branch(i % 2 == 0)  # '
+                'if (i % 2 == 0)`)',
+    "signed": '128 divergent branches where 0 are allowed, on line 4 (`pos = blk.branch(v > 0)  # if '
+              '(x[i] > 0)`)',
+    "copy4": 'warp instructions: 512 where at most 128 are allowed; 512 of them on line 5 '
+             '(`blk.store(out, i, blk.load(a, i))`), where the solution needs 64',
 }
 
 WRONG = [
-    ("double", double_no_block, "wrong value at element 256 of out: expected 512.0, got 0.0 "
-                                "(768 of its 1,024 elements are wrong)"),
-    ("guard", add_le, "thread (232, 0, 0) of block (3, 0, 0) reads out of bounds on line 4"),
-    ("add_bias", bias_swapped, "wrong value at element [0][64] of out: expected 64.9275, got 0.0 "
-                               "(300 of its 3,500 elements are wrong)"),
-    ("grid_stride", square_chunks, "coalescing 12% where ≥ 90% is asked, on line 7 (`v = blk.load(a, i, mask=m)`)"),
-    ("warp_sum", warp_sum_short, "wrong value at element 0 of out: expected 136.0, got 60.0 "
-                                 "(128 of its 128 elements are wrong)"),
-    ("warp_sum", warp_sum_shared, "shared requests: 4,224 where at most 0 are allowed; 4,096 of them on line 9 "
-                                  "(`total = total + blk.load(s, blk.tx + k, mask=first)`)"),
-    ("window_sum", window_naive, "sectors: 1,150 where at most 520 are allowed; 319 of them on line 4 "
-                                 "(`v = v + blk.load(a, i + 1, mask=i + 1 < n)`)"),
-    ("window_sum", window_no_halo, "thread (255, 0, 0) of block (0, 0, 0) reads shared memory out of bounds on line 7"),
-    ("window_sum", window_halo_unloaded, "thread (255, 0, 0) of block (0, 0, 0) reads shared tile[256] on line 7, "
-                                         "which no thread of its block wrote"),
-    ("reverse_blocks", reverse_sync_in_if, "__syncthreads() on line 6 is reached by 128 of the 256 threads of block "
-                                           "(0, 0, 0): a barrier inside an if"),
-    ("reverse_blocks", reverse_sync_first, "a race between warps 0 and 7 on line 7: warp 0 reads shared tile[255], "
-                                           "which warp 7 writes on line 6, with no __syncthreads() between "
-                                           "(4 hazards in all)"),
-    ("scale", scale_block_only, "thread (24, 0, 0) of block (0, 5, 0) reads out of bounds on line 4"),
-    ("transpose", transpose_pad2, "2-way bank conflict on line 11 "
-                                  "(`blk.store(B, (y + j) * N + x, blk.load(tile, (blk.tx, blk.ty + j)))`)"),
-    ("transpose", transpose_naive, "coalescing 22% where ≥ 90% is asked, on line 5 "
-                                   "(`blk.store(B, x * N + (y + j), blk.load(A, (y + j) * N + x))`)"),
-    ("pair_sum", pair_halves, "wrong value at element 0 of out: expected 1.0, got 2.0 "
-                              "(2,048 of its 2,048 elements are wrong)"),
-    ("block_sum", block_sum_modulo, "shared wavefronts: 2,400 where at most 720 are allowed; 1,504 of them on line 9 "
-                                    "(`v = blk.load(sdata, tid, mask=w) + blk.load(sdata, tid + s, mask=w)`)"),
-    ("block_sum", block_sum_no_sync, "a race between warps 0 and 2 on line 9: warp 0 reads shared sdata[64], which "
-                                     "warp 2 writes on line 10, with no __syncthreads() between (112 hazards in all)"),
-    ("block_sum", block_sum_warp_tail_without_syncwarp,
-     "a race inside warp 0 on line 14: lane 0 reads shared sdata[16], which lane 16 writes on line 14; its lanes "
-     "are not in lockstep, so it needs __syncwarp() between (80 hazards in all)"),
-    ("warp_of", warp_of_columns, "wrong value at element 4 of warp: expected 0, got 1 (192 of its 256 elements are wrong)"),
-    ("even_odd", even_odd_branch_only, "wrong value at element 1 of out: expected 101.0, got 2.0 "
-                                       "(2,048 of its 4,096 elements are wrong)"),
-    ("signed", signed_store_i, "wrong value at element 0 of y: expected -0.563737, got 0.830253 "
-                               "(4,092 of its 4,096 elements are wrong)"),
-    ("copy4", copy4_chunks, "warp instructions: 512 where at most 128 are allowed; 512 of them on line 4 "
-                            "(`blk.store(out, base + k, blk.load(a, base + k))`)"),
-    ("copy4", copy4_unscaled, "thread (1, 0, 0) of block (0, 0, 0) makes a misaligned access on line 3"),
+    ("double", double_no_block, 'wrong value at element 256 of out: expected -1.7792, got 0.0 (768 of its 1,024 elements '
+                                'are wrong)'),
+    ("guard", add_le, 'thread (232, 0, 0) of block (3, 0, 0) reads out of bounds on line 4'),
+    ("add_bias", bias_swapped, 'wrong value at element [0][64] of out: expected 0.128601, got 0.0 (300 of its 3,500 '
+                               'elements are wrong)'),
+    ("grid_stride", square_chunks, 'coalescing 12% where ≥ 90% is asked, on line 7 (`v = blk.load(a, i, mask=m)`)'),
+    ("warp_sum", warp_sum_short, 'wrong value at element 0 of out: expected 139.0, got 75.0 (128 of its 128 elements are '
+                                 'wrong)'),
+    ("warp_sum", warp_sum_shared, 'shared requests: 4,224 where at most 0 are allowed; 4,096 of them on line 9 (`total = '
+                                  'total + blk.load(s, blk.tx + k, mask=first)`), which the solution does without'),
+    ("window_sum", window_naive, 'sectors: 1,150 where at most 520 are allowed; 319 of them on line 5 (`v = v + blk.load(a, '
+                                 'i + 2, mask=i + 2 < n)`), which the solution does without'),
+    ("window_sum", window_no_halo, 'thread (255, 0, 0) of block (0, 0, 0) reads shared memory out of bounds on line 7'),
+    ("window_sum", window_halo_unloaded, 'thread (255, 0, 0) of block (0, 0, 0) reads shared tile[256] on line 7, which no thread of'
+                                         ' its block wrote'),
+    ("reverse_blocks", reverse_sync_in_if, '__syncthreads() on line 6 is reached by 128 of the 256 threads of block (0, 0, 0): a '
+                                           'barrier inside an if'),
+    ("reverse_blocks", reverse_sync_first, 'a race between warps 0 and 7 on line 7: warp 0 reads shared tile[255], which warp 7 writes'
+                                           ' on line 6, with no __syncthreads() between (4 hazards in all)'),
+    ("scale", scale_block_only, 'thread (24, 0, 0) of block (0, 5, 0) reads out of bounds on line 4'),
+    ("transpose", transpose_pad2, '2-way bank conflict on line 11 (`blk.store(B, (y + j) * N + x, blk.load(tile, (blk.tx, '
+                                  'blk.ty + j)))`)'),
+    ("transpose", transpose_naive, 'coalescing 22% where ≥ 90% is asked, on line 5 (`blk.store(B, x * N + (y + j), blk.load(A,'
+                                   ' (y + j) * N + x))`)'),
+    ("pair_sum", pair_halves, 'wrong value at element 0 of out: expected 1.21776, got 1.62634 (2,047 of its 2,048 '
+                              'elements are wrong)'),
+    ("block_sum", block_sum_modulo, 'shared wavefronts: 2,400 where at most 720 are allowed; 1,504 of them on line 9 (`v = '
+                                    'blk.load(sdata, tid, mask=w) + blk.load(sdata, tid + s, mask=w)`), where the solution '
+                                    'needs 384'),
+    ("block_sum", block_sum_no_sync, 'a race between warps 0 and 2 on line 9: warp 0 reads shared sdata[64], which warp 2 writes'
+                                     ' on line 10, with no __syncthreads() between (112 hazards in all)'),
+    ("block_sum", block_sum_warp_tail_without_syncwarp, 'a race inside warp 0 on line 14: lane 0 reads shared sdata[16], which lane 16 writes on '
+                                                        'line 14; its lanes are not in lockstep, so it needs __syncwarp() between (80 hazards in '
+                                                        'all)'),
+    ("warp_of", warp_of_columns, 'wrong value at element 4 of warp: expected 0, got 1 (192 of its 256 elements are wrong)'),
+    ("even_odd", even_odd_branch_only, 'wrong value at element 1 of out: expected 99.1552, got -1.68953 (2,048 of its 4,096 '
+                                       'elements are wrong)'),
+    ("signed", signed_store_i, 'wrong value at element 2 of y: expected -1.78379, got 0.955131 (4,092 of its 4,096 '
+                               'elements are wrong)'),
+    ("copy4", copy4_chunks, 'warp instructions: 512 where at most 128 are allowed; 512 of them on line 4 '
+                            '(`blk.store(out, base + k, blk.load(a, base + k))`), where the solution needs 64'),
+    ("copy4", copy4_unscaled, 'thread (1, 0, 0) of block (0, 0, 0) makes a misaligned access on line 3'),
 ]
 
 
@@ -335,11 +344,11 @@ def test_passing_messages_name_what_was_measured():
     assert PUZZLES["pair_sum"].check(PUZZLES["pair_sum"].solution).message.en == (
         "passed: all 2,048 values right, sectors: 768 (budget 768)")
     assert PUZZLES["even_odd"].check(PUZZLES["even_odd"].solution).message.en == (
-        "passed: all 4,096 values right, 0 divergent branches")
+        "passed: all 4,096 values right, 0 divergent branches, SIMT efficiency 100%")
 
 
 @pytest.mark.parametrize("name, kernel, zh", [
-    ("double", double_no_block, "out 的元素 256 值不对：应为 512.0，实为 0.0（1,024 个元素中有 768 个不对）"),
+    ("double", double_no_block, "out 的元素 256 值不对：应为 -1.7792，实为 0.0（1,024 个元素中有 768 个不对）"),
     ("guard", add_le, "线程块 (3, 0, 0) 的线程 (232, 0, 0) 在第 4 行越界读取"),
     ("reverse_blocks", reverse_sync_first, "第 7 行有 warp 0 与 warp 7 之间的竞争：warp 0 读共享内存 tile[255]，"
                                            "而 warp 7 在第 6 行写它，中间没有 __syncthreads()（共 4 处冲突）"),
@@ -349,7 +358,7 @@ def test_passing_messages_name_what_was_measured():
     ("transpose", transpose_pad2, "第 11 行（`blk.store(B, (y + j) * N + x, blk.load(tile, (blk.tx, blk.ty + j)))`）"
                                   "有 2 路 bank 冲突"),
     ("block_sum", block_sum_modulo, "共享内存 wavefront：2,400，上限是 720；其中 1,504 个来自第 9 行"
-                                    "（`v = blk.load(sdata, tid, mask=w) + blk.load(sdata, tid + s, mask=w)`）"),
+                                    "（`v = blk.load(sdata, tid, mask=w) + blk.load(sdata, tid + s, mask=w)`），参考解法在这一步只需 384 个"),
     ("even_odd", None, "128 个发散分支，而只允许 0 个，发生在第 4 行（`even = blk.branch(i % 2 == 0)  # if (i % 2 == 0)`）"),
     ("window_sum", window_halo_unloaded, "线程块 (0, 0, 0) 的线程 (255, 0, 0) 在第 7 行读共享内存 tile[256]，"
                                          "而本块没有任何线程写过它"),
@@ -410,8 +419,10 @@ def test_the_solution_source_reads_as_a_replacement_for_the_skeleton():
 def test_launch_and_overview_read_in_both_languages():
     launch = PUZZLES["transpose"].launch_text()
     assert launch.en == ("launch with grid (2, 2) and block (32, 8); arguments `A`: float32[64×64], "
-                         "`B`: float32[64×64], `N` = 64")
-    assert launch.pick("zh") == "启动配置：网格 (2, 2)，线程块 (32, 8)；参数 `A`: float32[64×64]、`B`: float32[64×64]、`N` = 64"
+                         "`B`: float32[64×64], `N` = 64. `A` holds random values from -1 to 1; "
+                         "`check` runs the kernel on two such draws")
+    assert launch.pick("zh") == ("启动配置：网格 (2, 2)，线程块 (32, 8)；参数 `A`: float32[64×64]、`B`: float32[64×64]、"
+                                 "`N` = 64。`A`：-1 到 1 之间的随机值；`check` 用两组这样的随机输入各运行一次内核")
     assert PUZZLES["double"].launch_text().en.startswith("launch with grid 4 and block 256;")
     rendered = table("exec_model").render("zh").splitlines()
     assert rendered[0] == "| # | 谜题 | 类型 | 值全对、运行无误之外的要求 |"

@@ -1,29 +1,40 @@
 """A puzzle: a task, a kernel skeleton to edit, and a checker that runs the simulator.
 
-``Puzzle.check(kernel)`` launches ``kernel`` on fresh inputs with every sanitizer check
+``Puzzle.check(kernel)`` launches ``kernel`` on random inputs with every sanitizer check
 on, then judges in the order a reader would fix things: the simulator stopped the kernel
-(memcheck, synccheck, initcheck), a wrong value, a race, then the puzzle's own
-:class:`Rule` s (coalescing, bank conflicts, divergence, a counter budget).
+(memcheck, synccheck, initcheck), a wrong value, a race, then the same on a second draw of
+random inputs, then the puzzle's own :class:`Rule` s (coalescing, bank conflicts,
+divergence, a counter budget). Every rule compares with what the puzzle's solution does
+on the same inputs, so a budget names the line that spends more than the solution needs,
+and a verdict carries a :class:`~simtdocs.puzzles.card.ScoreCard`: the kernel's counters
+beside the solution's.
 """
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import textwrap
-from dataclasses import dataclass
+import zlib
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
 from simtdocs import launch
-from simtdocs.counters import LABELS
+from simtdocs.counters import LABELS as ENGINE_LABELS
 from simtdocs.diagnostics import InitcheckError, MemcheckError, SimulatorError, SynccheckError
 from simtdocs.i18n import Listing, Msg, _, _n, current_language
+from simtdocs.threads import WARP_SIZE
 
 from . import verdict as V
+from .card import ScoreCard, per_thread
 from .verdict import Lines, Verdict
 
 KINDS = {"write": _("write a kernel"), "fix": _("fix a kernel"), "target": _("meet a target")}
+
+#: Counter names a rule may use: the engine's headline labels and a few more.
+LABELS = {**ENGINE_LABELS, "atomics": _("atomics"), "shuffles": _("shuffles"), "votes": _("votes")}
 
 
 def percent(x: float) -> str:
@@ -34,14 +45,22 @@ def ways(x: float) -> str:
     return str(int(round(x))) if abs(x - round(x)) < 1e-9 else f"{x:.1f}"
 
 
+def idle_lanes(c) -> int:
+    """Lane slots a line's warp instructions left empty: 32 · warp instructions − active lanes
+    (what a SIMT efficiency below 100% is made of)."""
+    return WARP_SIZE * c.warp_instructions - c.active_lanes
+
+
 class Rule:
-    """One requirement on the counters. ``judge`` returns (met, what to say, the worst
-    source line or None); a rule about one warp's access (``pictured``) gets a picture
-    of that access in the verdict when it fails."""
+    """One requirement on the counters. ``judge(stats, lines, reference)`` gets the kernel's
+    counters and the solution's on the same inputs and returns (met, what to say, the source
+    line to blame or None); a rule about one warp's access (``pictured``) gets a picture of
+    that access in the verdict when it fails. A rule must judge any kernel, also one that
+    touches no memory at all."""
 
     pictured = False
 
-    def judge(self, stats, lines: Lines) -> tuple[bool, Msg, object]:
+    def judge(self, stats, lines: Lines, reference) -> tuple[bool, Msg, object]:
         raise NotImplementedError
 
     def describe(self) -> Msg:
@@ -58,8 +77,10 @@ class Coalescing(Rule):
     def describe(self):
         return _("coalescing ≥ {target} on every line", target=percent(self.at_least))
 
-    def judge(self, stats, lines):
+    def judge(self, stats, lines, reference=None):
         used = [ln for ln in stats.lines if ln.counters.requests]
+        if not used:
+            return True, _("no global access"), None
         worst = min(used, key=lambda ln: ln.counters.coalescing_efficiency)
         eff = worst.counters.coalescing_efficiency
         if eff < self.at_least:
@@ -77,8 +98,10 @@ class NoBankConflict(Rule):
     def describe(self):
         return _("no bank conflict")
 
-    def judge(self, stats, lines):
+    def judge(self, stats, lines, reference=None):
         used = [ln for ln in stats.lines if ln.counters.shared_requests]
+        if not used:
+            return True, _("no bank conflict"), None
         worst = max(used, key=lambda ln: ln.counters.shared_ways)
         if worst.counters.shared_bank_conflicts:
             return False, _("{ways}-way bank conflict on {line}", ways=ways(worst.counters.shared_ways),
@@ -88,27 +111,80 @@ class NoBankConflict(Rule):
 
 @dataclass(frozen=True)
 class Divergence(Rule):
-    """At most ``allowed`` divergent branches in the whole launch."""
+    """No more divergence than the solution has, judged from what the warps executed: at most
+    ``allowed`` divergent branches (``blk.branch``), and no more idle lanes in the warp
+    instructions than the solution's. A kernel that masks its work without calling
+    ``blk.branch`` still runs its warps with lanes idle, and that is what is counted."""
 
     allowed: int = 0
 
     def describe(self):
-        return _("at most {k} divergent branches", k=self.allowed)
+        return _("no warp diverges (SIMT efficiency {eff})", eff=percent(1.0))
 
-    def judge(self, stats, lines):
+    def judge(self, stats, lines, reference=None):
         n = stats.divergent_branches
         if n > self.allowed:
             worst = max(stats.lines, key=lambda ln: ln.counters.divergent_branches)
             return False, _("{count} where {allowed} are allowed, on {line}",
                             count=_n("{n} divergent branch", "{n} divergent branches", n=n),
                             allowed=self.allowed, line=lines.of(worst.site)), worst.site
-        return True, _n("{n} divergent branch", "{n} divergent branches", n=n), None
+        allowed_idle = sum(idle_lanes(ln.counters) for ln in reference.lines) if reference is not None else 0
+        idle = sum(idle_lanes(ln.counters) for ln in stats.lines)
+        eff = stats.simt_efficiency
+        if idle > allowed_idle:
+            worst = max(stats.lines, key=lambda ln: idle_lanes(ln.counters))
+            c = worst.counters
+            target = reference.simt_efficiency if reference is not None else 1.0
+            return False, _("warps diverge on {line}: its warp instructions run {active} of their 32 lanes "
+                            "on average; SIMT efficiency {eff} where {target} is asked",
+                            line=lines.of(worst.site), active=ways(c.active_lanes / c.warp_instructions),
+                            eff=percent(eff), target=percent(target)), worst.site
+        return True, _("{branches}, SIMT efficiency {eff}", eff=percent(eff),
+                       branches=_n("{n} divergent branch", "{n} divergent branches", n=n)), None
+
+
+def _similarity(a: str, b: str) -> float:
+    """How alike two source lines read, comments left out."""
+    a, b = a.split("#")[0].strip(), b.split("#")[0].strip()
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def attribute(counter: str, mine, theirs):
+    """Which of ``mine`` (per-line counters) spends more of ``counter`` than the solution needs.
+
+    Each line of the kernel is paired with the solution line whose source reads most like it
+    (each solution line used once); a line's excess is its count minus its partner's (all of
+    it when it has none). Returns (the line with the largest excess, what its partner spends),
+    or (the line with the largest count, None) when no line spends more than its partner."""
+    mine = [ln for ln in mine if getattr(ln.counters, counter)]
+    theirs = [ln for ln in theirs if getattr(ln.counters, counter)]
+    pairs = sorted(((round(_similarity(a.site.source, b.site.source), 1), -i, -j) for i, a in enumerate(mine)
+                    for j, b in enumerate(theirs)), reverse=True)
+    partner: dict[int, int] = {}
+    taken: set[int] = set()
+    for _score, i, j in pairs:
+        if -i not in partner and -j not in taken:
+            partner[-i] = -j
+            taken.add(-j)
+
+    def need(i):
+        return getattr(theirs[partner[i]].counters, counter) if i in partner else 0
+
+    excess = [getattr(ln.counters, counter) - need(i) for i, ln in enumerate(mine)]
+    if not mine:
+        return None, None
+    k = max(range(len(mine)), key=lambda i: (excess[i], getattr(mine[i].counters, counter)))
+    if excess[k] <= 0:
+        k = max(range(len(mine)), key=lambda i: getattr(mine[i].counters, counter))
+        return mine[k], None
+    return mine[k], need(k)
 
 
 @dataclass(frozen=True)
 class Budget(Rule):
-    """A counter of the launch (``sectors``, ``shared_wavefronts``, ``warp_instructions``)
-    may not exceed ``limit``."""
+    """A counter of the launch (``sectors``, ``shared_wavefronts``, ``warp_instructions``…)
+    may not exceed ``limit``. Over budget, the verdict names the line that spends more than
+    the solution's matching line (see :func:`attribute`)."""
 
     counter: str
     limit: int
@@ -116,30 +192,59 @@ class Budget(Rule):
     def describe(self):
         return _("{counter} ≤ {limit}", counter=LABELS[self.counter], limit=format(self.limit, ","))
 
-    def judge(self, stats, lines):
+    def judge(self, stats, lines, reference=None):
         value = getattr(stats, self.counter)
         label = LABELS[self.counter]
         if value > self.limit:
-            worst = max(stats.lines, key=lambda ln: getattr(ln.counters, self.counter))
-            return False, _("{counter}: {value} where at most {limit} are allowed; {top} of them on {line}",
-                            counter=label, value=format(value, ","), limit=format(self.limit, ","), line=lines.of(worst.site),
-                            top=format(getattr(worst.counters, self.counter), ",")), worst.site
+            worst, need = attribute(self.counter, stats.lines, reference.lines if reference is not None else [])
+            top = format(getattr(worst.counters, self.counter), ",")
+            fields = dict(counter=label, value=format(value, ","), limit=format(self.limit, ","),
+                          line=lines.of(worst.site), top=top)
+            if need is None:
+                msg = _("{counter}: {value} where at most {limit} are allowed; {top} of them on {line}", **fields)
+            elif need == 0:
+                msg = _("{counter}: {value} where at most {limit} are allowed; {top} of them on {line}, "
+                        "which the solution does without", **fields)
+            else:
+                msg = _("{counter}: {value} where at most {limit} are allowed; {top} of them on {line}, "
+                        "where the solution needs {need}", need=format(need, ","), **fields)
+            return False, msg, worst.site
         return True, _("{counter}: {value} (budget {limit})", counter=label, value=format(value, ","),
                        limit=format(self.limit, ",")), None
 
 
 @dataclass
 class Case:
-    """The inputs of one run: the kernel's arguments and the expected output arrays
-    (argument position → array)."""
+    """The inputs of one run: the kernel's arguments, the expected output arrays (argument
+    position → array), and how each random input was drawn (argument position → a
+    description, shown in the statement). An output in ``unordered`` is right when it holds
+    the expected values in any order (tickets handed out by atomics)."""
 
     args: tuple
     expected: dict[int, np.ndarray]
+    drawn: dict[int, Msg] = field(default_factory=dict)
+    unordered: frozenset = frozenset()
+
+
+def uniform(rng: np.random.Generator, shape, lo: float = -1.0, hi: float = 1.0, dtype=np.float32):
+    """Random values in [lo, hi), and what to say about them."""
+    values = rng.uniform(lo, hi, size=shape).astype(dtype)
+    return values, _("random values from {lo} to {hi}", lo=format(lo, "g"), hi=format(hi, "g"))
+
+
+def integers(rng: np.random.Generator, shape, lo: int, hi: int, dtype=np.float32):
+    """Random integers from lo to hi (both included), stored as ``dtype``, and what to say."""
+    values = rng.integers(lo, hi + 1, size=shape).astype(dtype)
+    return values, _("random integers from {lo} to {hi}", lo=lo, hi=hi)
 
 
 @dataclass(frozen=True)
 class Puzzle:
-    """One kernel puzzle: what to do, a skeleton to edit, its inputs and a checker."""
+    """One kernel puzzle: what to do, a skeleton to edit, its inputs and a checker.
+
+    ``setup(rng)`` draws one set of inputs from a numpy ``Generator``; ``check`` runs the kernel
+    on two draws (``seeds``), fixed per puzzle so that a verdict is the same every time.
+    ``wrong`` holds typical wrong answers (the page shows what ``check`` says about them)."""
 
     name: str
     lecture: str  # "p2" or "exec_model": the lecture whose page and notebook carry it
@@ -149,24 +254,33 @@ class Puzzle:
     hint: Msg
     skeleton: Callable
     solution: Callable
-    setup: Callable[[], Case]  # fresh inputs for every run
+    setup: Callable[[np.random.Generator], Case]  # fresh inputs for every run
     grid: tuple
     block: tuple
     rules: tuple[Rule, ...] = ()
     tolerance: float = 1e-4  # relative and absolute, for floating-point outputs
+    wrong: tuple[Callable, ...] = ()
 
-    def inputs(self) -> Case:
-        return self.setup()
+    @property
+    def seeds(self) -> tuple[int, int]:
+        """The two draws ``check`` uses: derived from the puzzle's name, so fixed."""
+        s = zlib.crc32(self.name.encode())
+        return s, s + 1
+
+    def inputs(self, seed: int | None = None) -> Case:
+        return self.setup(np.random.default_rng(self.seeds[0] if seed is None else seed))
 
     def argument_names(self) -> list[str]:
         return list(inspect.signature(self.solution).parameters)[1:]
 
-    def check(self, kernel: Callable) -> Verdict:
-        """Run ``kernel`` on this puzzle's launch and say whether it does the task."""
-        case = self.setup()
-        lines = Lines(kernel)
+    # -- checking ------------------------------------------------------------------------
+
+    def _run(self, kernel, seed: int, lines: Lines, trace=None):
+        """Launch on the inputs of ``seed``: a failing Verdict if the sanitizers stopped the
+        kernel, else (case, stats)."""
+        case = self.inputs(seed)
         try:
-            stats = launch(kernel, grid=self.grid, block=self.block, args=case.args)
+            stats = launch(kernel, grid=self.grid, block=self.block, args=case.args, trace=trace)
         except MemcheckError as exc:
             return Verdict(False, V.memcheck(exc, lines), detail=lines.renumber(str(exc)))
         except SynccheckError as exc:
@@ -175,37 +289,76 @@ class Puzzle:
             return Verdict(False, V.initcheck(exc, lines), detail=lines.renumber(str(exc)))
         except SimulatorError as exc:
             return Verdict(False, _("the simulator stopped the kernel"), detail=lines.renumber(str(exc)))
+        return case, stats
+
+    def _values(self, case: Case, stats, lines: Lines) -> Msg | None:
+        """What is wrong with the outputs or the shared-memory traffic, or None."""
         names = self.argument_names()
-        checked = 0
         for index, want in case.expected.items():
             got = np.asarray(case.args[index])
-            wrong = self._wrong(got, want)
+            ordered = index not in case.unordered
+            g, w = (got, want) if ordered else (np.sort(got, axis=None), np.sort(want, axis=None))
+            wrong = self._wrong(g, w)
             if wrong.any():
                 first = int(np.flatnonzero(wrong)[0])
-                return Verdict(False, _(
-                    "wrong value at element {where} of {array}: expected {expected}, got {got} "
-                    "({bad} of its {n} elements are wrong)", where=V.where(first, want.shape), array=names[index],
-                    expected=V.number(want.reshape(-1)[first]), got=V.number(got.reshape(-1)[first]),
-                    bad=format(int(wrong.sum()), ","), n=format(want.size, ",")), stats=stats)
-            checked += want.size
+                fields = dict(where=V.where(first, w.shape), array=names[index], expected=V.number(w.reshape(-1)[first]),
+                              got=V.number(g.reshape(-1)[first]), bad=format(int(wrong.sum()), ","),
+                              n=format(want.size, ","))
+                if ordered:
+                    return _("wrong value at element {where} of {array}: expected {expected}, got {got} "
+                             "({bad} of its {n} elements are wrong)", **fields)
+                return _("{array} does not hold the values asked, in any order: sorted, its element {where} "
+                         "should be {expected} and is {got} ({bad} of its {n} elements differ)", **fields)
         if stats.races:
-            return Verdict(False, V.race(stats.races[0], len(stats.races), lines), stats=stats)
+            return V.race(stats.races[0], len(stats.races), lines)
+        return None
+
+    def reference(self, seed: int | None = None):
+        """The solution's counters and per-thread accesses on the inputs of ``seed``."""
+        seed = self.seeds[0] if seed is None else seed
+        key = (self.name, seed)
+        if key not in _REFERENCE:
+            case = self.inputs(seed)
+            stats = launch(self.solution, grid=self.grid, block=self.block, args=case.args, trace=(0, 0))
+            _REFERENCE[key] = stats
+        return _REFERENCE[key]
+
+    def check(self, kernel: Callable) -> Verdict:
+        """Run ``kernel`` on this puzzle's launch and say whether it does the task."""
+        lines = Lines(kernel)
+        first, second = self.seeds
+        run = self._run(kernel, first, lines, trace=(0, 0))
+        if isinstance(run, Verdict):
+            return run
+        case, stats = run
+        reference = self.reference(first)
+        card = ScoreCard.of(self, stats, reference)
+        wrong = self._values(case, stats, lines)
+        if wrong is not None:
+            return Verdict(False, wrong, stats=stats, card=card)
+        checked = sum(w.size for w in case.expected.values())
+        again = self._run(kernel, second, lines)
+        if isinstance(again, Verdict):
+            again.message = _("on a second draw of random inputs: {what}", what=again.message)
+            return again
+        wrong = self._values(*again, lines)
+        if wrong is not None:
+            return Verdict(False, _("on a second draw of random inputs: {what}", what=wrong), stats=stats, card=card)
         said = [_("all {n} values right", n=format(checked, ","))]
         for rule in self.rules:
-            ok, msg, site = rule.judge(stats, lines)
+            ok, msg, site = rule.judge(stats, lines, reference)
             if not ok:
-                figure = self._picture(kernel, site, rule) if rule.pictured else None
-                return Verdict(False, msg, stats=stats, figure=figure)
+                figure = self._picture(stats, site, rule) if rule.pictured else None
+                return Verdict(False, msg, stats=stats, figure=figure, card=card)
             said.append(msg)
-        return Verdict(True, _("passed: {what}", what=Listing(said)), stats=stats)
+        return Verdict(True, _("passed: {what}", what=Listing(said)), stats=stats, card=card)
 
-    def _picture(self, kernel, site, rule):
-        """The worst execution of ``site`` by warp 0 of block 0, drawn lane by lane."""
+    def _picture(self, stats, site, rule):
+        """The worst execution of ``site`` by warp 0 of block 0 (traced in the run), drawn lane by lane."""
         from simtdocs.docs.display import Figure
         from simtdocs.pictures import access_alt, access_caption, draw_access
 
-        stats = launch(kernel, grid=self.grid, block=self.block, args=self.setup().args, trace=(0, 0))
-        records = [r for r in stats.trace if (r.site.filename, r.site.lineno) == (site.filename, site.lineno)]
+        records = [r for r in stats.trace or () if (r.site.filename, r.site.lineno) == (site.filename, site.lineno)]
         if isinstance(rule, Coalescing):
             records = [r for r in records if r.space == "global"]
             worst = min(records, key=lambda r: r.coalescing_efficiency, default=None)
@@ -233,17 +386,23 @@ class Puzzle:
         return text.replace(f"def {own}(", f"def {wanted}(", 1)
 
     def launch_text(self) -> Msg:
-        """'grid (4,), block (256,); kernel(blk, a, out, n)' with the arguments' shapes."""
-        case = self.setup()
+        """'launch with grid 4 and block 256; arguments `a`: float32[1024], …' with the arguments'
+        shapes, then how the random inputs are drawn."""
+        case = self.inputs()
+        names = self.argument_names()
         parts = []
-        for name, arg in zip(self.argument_names(), case.args):
+        for name, arg in zip(names, case.args):
             if isinstance(arg, np.ndarray):
                 dims = "×".join(str(d) for d in arg.shape)
                 parts.append(f"`{name}`: {arg.dtype}[{dims}]")
             else:
                 parts.append(f"`{name}` = {arg}")
-        return _("launch with grid {grid} and block {block}; arguments {args}", grid=_dims(self.grid),
+        text = _("launch with grid {grid} and block {block}; arguments {args}", grid=_dims(self.grid),
                  block=_dims(self.block), args=Listing(parts))
+        if not case.drawn:
+            return text
+        drawn = Listing([_("`{name}` holds {what}", name=names[k], what=what) for k, what in sorted(case.drawn.items())])
+        return _("{launch}. {drawn}; `check` runs the kernel on two such draws", launch=text, drawn=drawn)
 
     def render(self, lang: str) -> str:
         head = f"### {self.title.pick(lang)}"
@@ -257,7 +416,9 @@ class Puzzle:
         return f"<Puzzle {self.name!r} ({self.kind}, {self.lecture})>"
 
 
+_REFERENCE: dict = {}
+
+
 def _dims(d: tuple) -> str:
     """'256' for a 1-D launch, '(32, 8)' for a 2-D one."""
     return str(d[0]) if len(d) == 1 else "(" + ", ".join(str(x) for x in d) + ")"
-

@@ -7,7 +7,7 @@ import numpy as np
 
 from simtdocs.i18n import _
 
-from .core import Budget, Case, Coalescing, Divergence, Puzzle
+from .core import Budget, Case, Coalescing, Divergence, Puzzle, uniform
 
 # -- 1. which warp am I in -------------------------------------------------------------
 
@@ -34,7 +34,7 @@ def warp_of_solution(blk, warp, lane):
 # --8<-- [end:warp_of_solution]
 
 
-def _warp_of_case():
+def _warp_of_case(rng):
     t = np.arange(WID_GRID * WID_THREADS) % WID_THREADS
     z = np.zeros(t.size, np.int32)
     return Case((z, z.copy()), {0: (t // 32).astype(np.int32), 1: (t % 32).astype(np.int32)})
@@ -77,10 +77,10 @@ def even_odd_solution(blk, a, out):
 # --8<-- [end:even_odd_solution]
 
 
-def _even_odd_case():
-    a = (np.arange(ALIGN_N) % 17).astype(np.float32)
+def _even_odd_case(rng):
+    a, drawn = uniform(rng, ALIGN_N)
     even = np.arange(ALIGN_N) % 2 == 0
-    return Case((a, np.zeros_like(a)), {1: np.where(even, 2 * a, a + 100)})
+    return Case((a, np.zeros_like(a)), {1: np.where(even, 2 * a, a + 100)}, {0: drawn})
 
 
 EVEN_ODD = Puzzle(
@@ -121,13 +121,13 @@ def signed_solution(blk, x, order, y):
 # --8<-- [end:signed_solution]
 
 
-def _signed_case():
-    rng = np.random.default_rng(12)
+def _signed_case(rng):
     mags = rng.random(SORT_N).astype(np.float32) + np.float32(0.5)
     sign = np.repeat(np.array([1, -1], np.float32), SORT_N // 2)  # exactly half positive
     x = mags * rng.permutation(sign)
     order = np.argsort(x <= 0, kind="stable").astype(np.int32)
-    return Case((x, order, np.zeros_like(x)), {2: np.where(x > 0, np.sqrt(np.abs(x)), -x * x)})
+    drawn = _("values of magnitude {lo} to {hi}, half of them negative, in random order", lo=0.5, hi=1.5)
+    return Case((x, order, np.zeros_like(x)), {2: np.where(x > 0, np.sqrt(np.abs(x)), -x * x)}, {0: drawn})
 
 
 SIGNED = Puzzle(
@@ -163,9 +163,9 @@ def copy4_solution(blk, a, out):
 # --8<-- [end:copy4_solution]
 
 
-def _copy_case():
-    a = np.arange(COPY_N, dtype=np.float32)
-    return Case((a, np.zeros_like(a)), {1: a.copy()})
+def _copy_case(rng):
+    a, drawn = uniform(rng, COPY_N)
+    return Case((a, np.zeros_like(a)), {1: a.copy()}, {0: drawn})
 
 
 COPY4 = Puzzle(

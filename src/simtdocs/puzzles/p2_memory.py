@@ -9,7 +9,7 @@ from simtdocs import cdiv
 from simtdocs.i18n import _
 from simtdocs.memory import SECTOR_BYTES
 
-from .core import Budget, Case, Coalescing, NoBankConflict, Puzzle
+from .core import Budget, Case, Coalescing, NoBankConflict, Puzzle, integers, uniform
 
 # -- 6. shared-memory tile with a halo -------------------------------------------------
 
@@ -42,11 +42,11 @@ def window_sum_solution(blk, a, out, n):
 # --8<-- [end:window_sum_solution]
 
 
-def _window_case():
-    a = (np.arange(WIN_N) % 7 + 1).astype(np.float32)
+def _window_case(rng):
+    a, drawn = integers(rng, WIN_N, 1, 9)
     padded = np.concatenate([a, np.zeros(WIN_HALO, np.float32)])
     expected = sum(padded[k:k + WIN_N] for k in range(WIN_WIDTH))
-    return Case((a, np.zeros_like(a), WIN_N), {1: expected})
+    return Case((a, np.zeros_like(a), WIN_N), {1: expected}, {0: drawn})
 
 
 WINDOW = Puzzle(
@@ -88,9 +88,9 @@ def reverse_blocks_solution(blk, a, out):
 # --8<-- [end:reverse_blocks_solution]
 
 
-def _reverse_case():
-    a = np.arange(REV_N, dtype=np.float32)
-    return Case((a, np.zeros_like(a)), {1: a.reshape(-1, REV_BLOCK)[:, ::-1].reshape(-1)})
+def _reverse_case(rng):
+    a, drawn = uniform(rng, REV_N)
+    return Case((a, np.zeros_like(a)), {1: a.reshape(-1, REV_BLOCK)[:, ::-1].reshape(-1)}, {0: drawn})
 
 
 REVERSE = Puzzle(
@@ -124,9 +124,9 @@ def scale_solution(blk, A, B, N):
 # --8<-- [end:scale_solution]
 
 
-def _scale_case():
-    A = np.arange(SCALE_N * SCALE_N, dtype=np.float32).reshape(SCALE_N, SCALE_N)
-    return Case((A, np.zeros_like(A), SCALE_N), {1: 3 * A})
+def _scale_case(rng):
+    A, drawn = uniform(rng, (SCALE_N, SCALE_N))
+    return Case((A, np.zeros_like(A), SCALE_N), {1: 3 * A}, {0: drawn})
 
 
 SCALE = Puzzle(
@@ -174,9 +174,9 @@ def transpose_solution(blk, A, B, N):
 # --8<-- [end:transpose_solution]
 
 
-def _transpose_case():
-    A = np.arange(TR_N * TR_N, dtype=np.float32).reshape(TR_N, TR_N)
-    return Case((A, np.zeros_like(A), TR_N), {1: np.ascontiguousarray(A.T)})
+def _transpose_case(rng):
+    A, drawn = uniform(rng, (TR_N, TR_N))
+    return Case((A, np.zeros_like(A), TR_N), {1: np.ascontiguousarray(A.T)}, {0: drawn})
 
 
 TRANSPOSE = Puzzle(
@@ -212,9 +212,9 @@ def pair_sum_solution(blk, a, out):
 # --8<-- [end:pair_sum_solution]
 
 
-def _pair_case():
-    a = (np.arange(2 * PAIR_N) % 11).astype(np.float32)
-    return Case((a, np.zeros(PAIR_N, np.float32)), {1: a[0::2] + a[1::2]})
+def _pair_case(rng):
+    a, drawn = uniform(rng, 2 * PAIR_N)
+    return Case((a, np.zeros(PAIR_N, np.float32)), {1: a[0::2] + a[1::2]}, {0: drawn})
 
 
 PAIRS = Puzzle(
@@ -281,9 +281,9 @@ def block_sum_solution(blk, x, out):
 # --8<-- [end:block_sum_solution]
 
 
-def _sum_case():
-    x = (np.arange(SUM_N) % 9).astype(np.float32)
-    return Case((x, np.zeros(SUM_N // SUM_BLOCK, np.float32)), {1: x.reshape(-1, SUM_BLOCK).sum(axis=1)})
+def _sum_case(rng):
+    x, drawn = integers(rng, SUM_N, 0, 9)
+    return Case((x, np.zeros(SUM_N // SUM_BLOCK, np.float32)), {1: x.reshape(-1, SUM_BLOCK).sum(axis=1)}, {0: drawn})
 
 
 BLOCK_SUM = Puzzle(

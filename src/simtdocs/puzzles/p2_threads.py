@@ -11,7 +11,7 @@ import numpy as np
 from simtdocs import cdiv
 from simtdocs.i18n import _
 
-from .core import Budget, Case, Coalescing, Puzzle
+from .core import Budget, Case, Coalescing, Puzzle, integers, uniform
 
 # -- 1. map ----------------------------------------------------------------------------
 
@@ -32,9 +32,9 @@ def double_solution(blk, a, out):
 # --8<-- [end:double_solution]
 
 
-def _double_case():
-    a = np.arange(DOUBLE_N, dtype=np.float32)
-    return Case((a, np.zeros_like(a)), {1: 2 * a})
+def _double_case(rng):
+    a, drawn = uniform(rng, DOUBLE_N)
+    return Case((a, np.zeros_like(a)), {1: 2 * a}, {0: drawn})
 
 
 DOUBLE = Puzzle(
@@ -66,10 +66,10 @@ def add_solution(blk, a, b, out, n):
 # --8<-- [end:add_solution]
 
 
-def _add_case():
-    a = np.arange(GUARD_N, dtype=np.float32)
-    b = np.full(GUARD_N, 0.5, np.float32)
-    return Case((a, b, np.zeros_like(a), GUARD_N), {2: a + b})
+def _add_case(rng):
+    a, drawn = uniform(rng, GUARD_N)
+    b, _drawn = uniform(rng, GUARD_N)
+    return Case((a, b, np.zeros_like(a), GUARD_N), {2: a + b}, {0: drawn, 1: drawn})
 
 
 GUARD = Puzzle(
@@ -105,10 +105,10 @@ def add_bias_solution(blk, a, bias, out, M, N):
 # --8<-- [end:add_bias_solution]
 
 
-def _bias_case():
-    a = np.arange(ROWS * COLS, dtype=np.float32).reshape(ROWS, COLS)
-    bias = np.linspace(0, 1, COLS, dtype=np.float32)
-    return Case((a, bias, np.zeros_like(a), ROWS, COLS), {2: a + bias})
+def _bias_case(rng):
+    a, drawn = uniform(rng, (ROWS, COLS))
+    bias, _drawn = uniform(rng, COLS)
+    return Case((a, bias, np.zeros_like(a), ROWS, COLS), {2: a + bias}, {0: drawn, 1: drawn})
 
 
 MATRIX = Puzzle(
@@ -145,9 +145,9 @@ def square_solution(blk, a, out, n):
 # --8<-- [end:square_solution]
 
 
-def _square_case():
-    a = (np.arange(STRIDE_N) % 13).astype(np.float32)
-    return Case((a, np.zeros_like(a), STRIDE_N), {1: a * a})
+def _square_case(rng):
+    a, drawn = uniform(rng, STRIDE_N)
+    return Case((a, np.zeros_like(a), STRIDE_N), {1: a * a}, {0: drawn})
 
 
 GRID_STRIDE = Puzzle(
@@ -187,9 +187,9 @@ def warp_sum_solution(blk, x, out):
 # --8<-- [end:warp_sum_solution]
 
 
-def _warp_sum_case():
-    x = (np.arange(WSUM_N) % 10).astype(np.float32)
-    return Case((x, np.zeros(WSUM_N // 32, np.float32)), {1: x.reshape(-1, 32).sum(axis=1)})
+def _warp_sum_case(rng):
+    x, drawn = integers(rng, WSUM_N, 0, 9)
+    return Case((x, np.zeros(WSUM_N // 32, np.float32)), {1: x.reshape(-1, 32).sum(axis=1)}, {0: drawn})
 
 
 WARP_SUM = Puzzle(

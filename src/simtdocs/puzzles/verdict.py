@@ -24,7 +24,9 @@ class Verdict:
 
     ``detail`` is the sanitizer's own report when the simulator stopped the kernel;
     ``stats`` the launch's counters when it ran to the end; ``figure`` an optional
-    picture (a :class:`simtdocs.docs.Figure`) of the access the message is about.
+    picture (a :class:`simtdocs.docs.Figure`) of the access the message is about; ``card``
+    the :class:`~simtdocs.puzzles.card.ScoreCard` (the kernel's counters beside the
+    solution's) when the kernel ran to the end.
     """
 
     passed: bool
@@ -32,6 +34,7 @@ class Verdict:
     detail: str | None = None
     stats: Any = None
     figure: Any = field(default=None, repr=False)
+    card: Any = field(default=None, repr=False)
 
     def text(self, lang: str | None = None) -> str:
         """The message in ``lang`` (the current language by default), with its mark."""
@@ -45,6 +48,10 @@ class Verdict:
             out += "\n\n```text\n" + self.detail.rstrip() + "\n```"
         if self.figure is not None and picture:
             out += "\n\n" + self.figure.render(lang)
+        if self.card is not None:
+            summary = _("Score card: your kernel and the solution").pick(lang)
+            out += (f'\n\n<details class="simt-score" markdown="1">\n<summary>{summary}</summary>\n\n'
+                    + self.card.render(lang) + "\n\n</details>")
         return out
 
     def _repr_markdown_(self) -> str:
