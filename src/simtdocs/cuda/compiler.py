@@ -211,6 +211,7 @@ class Compiler:
                                                                   defaults=[]),
                              body=body, decorator_list=[], returns=None, type_params=[])
         _at(fn, tree)
+        _prune_unused_masks(fn)
         for node in ast.walk(fn):  # nodes built by hand are loads unless said otherwise
             if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Tuple)) and not hasattr(node, "ctx"):
                 node.ctx = ast.Load()
@@ -221,7 +222,7 @@ class Compiler:
     def block(self, stmts) -> None:
         """Compile a block under the current mask; after a statement that let some lanes
         leave, the rest runs under a mask without them."""
-        for s in stmts:
+        for k, s in enumerate(stmts):
             saved = self.cur
             self.cur = s
             done = self.stmt(s)
@@ -233,6 +234,9 @@ class Compiler:
                 exits = exits & {"ret"}
             if exits:
                 self.shrink(exits, s)
+                # what follows is a masked region of its own (``if i >= n: return`` and the rest)
+                for name in _region_locals(stmts[k + 1:], self.uses, self.sc.kinds):
+                    self.homes[name] = self.M.id
 
     def exit_vars(self, exits) -> list[str]:
         names = []
@@ -932,6 +936,27 @@ class Compiler:
     def _stmt_call(self, call, node):
         self.emit(ast.Expr(call), node)
         return ast.Constant(None)
+
+
+def _prune_unused_masks(fn: ast.FunctionDef) -> None:
+    """Drop ``_mN = …`` assignments nothing reads (the mask after a block's last exit)."""
+    while True:
+        loads = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(getattr(n, "ctx", None), ast.Store)}
+        removed = False
+        for node in ast.walk(fn):
+            for field in ("body", "orelse"):
+                stmts = getattr(node, field, None)
+                if not isinstance(stmts, list):
+                    continue
+                keep = [st for st in stmts if not (
+                    isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
+                    and st.targets[0].id.startswith("_m") and st.targets[0].id[2:].isdigit()
+                    and st.targets[0].id not in loads)]
+                if len(keep) != len(stmts):
+                    setattr(node, field, keep or [ast.Pass()])
+                    removed = True
+        if not removed:
+            return
 
 
 def _name_counts(node) -> dict:
