@@ -29,21 +29,34 @@ knows it cannot diverge. The generated code keeps the reader's file and line num
 ``simtdocs.reference.launch`` accept a compiled kernel too; so does
 ``kernel.launch(grid, block, args, **options)``.
 
-Supported: ``cuda.jit`` (with or without a signature, whose types are ignored),
-``cuda.jit(device=True)``; ``threadIdx/blockIdx/blockDim/gridDim .x/.y/.z``, ``grid``,
-``gridsize``, ``laneid``, ``warpsize``; ``if/elif/else``, ``a if c else b``, ``and/or/not``,
-``for … in range(…)`` (bounds per thread or uniform), ``for`` over a uniform tuple,
-``while``, ``break``, ``continue``, ``return`` anywhere; ``a[i]``, ``a[i, j]``, ``a[i] = v``,
-``a[i] += v``, ``.shape``, ``.size``, ``len``; ``cuda.shared.array`` (shape 0: dynamic),
-``cuda.local.array``, ``cuda.const.array_like``; ``syncthreads`` (and ``_count/_and/_or``),
-``syncwarp``, ``shfl_sync``, ``shfl_up_sync``, ``shfl_down_sync``, ``shfl_xor_sync``,
-``ballot_sync``, ``any_sync``, ``all_sync``, ``activemask``, ``lanemask_lt``, ``popc``,
-``brev``, ``clz``, ``ffs``, ``fma``, ``cbrt``, ``selp``, ``atomic.add/sub/max/min/exch/cas/
-compare_and_swap``, ``threadfence*``; ``math.*``, numpy functions and casts
-(``float32(x)``, ``np.float32(x)``), ``int/float/bool/abs/min/max/round/len/pow``.
+Supported: ``cuda.jit`` (with or without a signature: its scalar types cast the launch's
+arguments, ``uint32`` stays 32-bit; array types are not checked), ``cuda.jit(device=True)``,
+numba ``@jit`` functions called from a kernel, device-function arguments known at compile
+time (``cuda.atomic.add``, another device function, a dtype), bound in as numba specialises
+on them; ``kernel[grid, block]``, ``kernel[grid, block, stream, shared_bytes]``,
+``kernel.forall(n)``; ``threadIdx/blockIdx/blockDim/gridDim .x/.y/.z``, ``grid``,
+``gridsize``, ``laneid``, ``warpsize``; ``if/elif/else``, ``a if c else b``,
+``and/or/not``, ``for … in range(…)`` (bounds per thread or uniform), ``for`` over a
+uniform tuple, ``while``, ``break``, ``continue``, ``return`` anywhere (a device function
+returns a value per thread); ``a[i]``, ``a[i, j]``, ``a[idx]`` with a tuple ``idx``,
+``a[i] = v``, ``a[i] += v``, ``.shape``, ``.size``, ``.ndim``, ``len``; ``cuda.shared.array``
+(shape 0: dynamic), ``cuda.local.array``, ``cuda.const.array_like``, global numpy and
+device arrays a kernel names; ``syncthreads`` (and ``_count/_and/_or``), ``syncwarp``,
+``shfl_sync``, ``shfl_up_sync``, ``shfl_down_sync``, ``shfl_xor_sync`` (delta per thread or
+uniform), ``ballot_sync``, ``any_sync``, ``all_sync``, ``activemask``, ``lanemask_lt``,
+``popc``, ``brev``, ``clz``, ``ffs``, ``fma``, ``cbrt``, ``selp``,
+``atomic.add/sub/max/min/exch/cas/compare_and_swap``, ``threadfence*``; ``math.*``, numpy
+functions and casts (``float32(x)``, ``np.float32(x)``), ``int/float/bool/abs/min/max/
+round/len/pow``; numba's type names (``float32``, ``int32[::1]``, ``void(…)``, ``f4`` …) from
+``simtdocs.cuda`` or ``simtdocs.cuda.types``; ``to_device``, ``device_array(_like)``,
+``copy_to_host``, ``stream``, ``synchronize``.
 
 Differences from numba.cuda, all of them known:
 
+* **Execution.** Threads run as the engine runs them: a warp instruction at a time over
+  every block of a pass, lanes of a warp in step; not one Python thread per CUDA thread
+  as in numba's simulator. A barrier that only part of a block reaches is the synccheck
+  error, as compute-sanitizer reports it.
 * **Counting.** Arithmetic is not counted as instructions (as in the ``blk`` API, where
   ``blk.alu`` declares it); branches, loads, stores, atomics, barriers, shuffles and votes
   are. A branch on a uniform value is not counted. A short-circuit ``and``/``or`` or a
@@ -51,6 +64,9 @@ Differences from numba.cuda, all of them known:
   memory or calls a function; otherwise it is a select (no branch). ``threadfence*`` is
   not counted. Device functions are called, not inlined, so their instructions are counted
   at the device function's own lines.
+* **Globals** a kernel reads are frozen when it is first compiled for a signature, as numba
+  does on a GPU (numba's simulator reads them live); a device array (``to_device``) is
+  captured by reference.
 * **Types** follow numba's: int literals and Python int arguments are int64, float literals
   and arguments float64, ``threadIdx``/``blockIdx``/``blockDim``/``laneid`` int32,
   ``grid``/``gridsize`` and ``range`` counters int64, and numpy's promotion of those dtypes
@@ -59,8 +75,8 @@ Differences from numba.cuda, all of them known:
   as weak), so a long float chain can differ from it in the last bit.
 * **Memory.** The engine addresses C-contiguous arrays: a strided argument (``a.T``, a
   slice with a step) runs as a C-contiguous copy that is copied back after the launch, so
-  its sectors are those of the copy's layout. A negative index is out of bounds (a memcheck error), as in CUDA C; numba wraps it
-  around. Slicing an array inside a kernel is not supported. Local arrays are zero-filled
+  its sectors are those of the copy's layout. A negative index is out of bounds (a
+  memcheck error), as in CUDA C; numba wraps it around. Slicing an array inside a kernel is not supported. Local arrays are zero-filled
   (numba leaves them undefined) and not counted as memory traffic; constant arrays
   (``const.array_like``, and global numpy arrays a kernel names, which numba freezes into
   constant memory) are read through the constant cache, not counted as global traffic,
@@ -69,16 +85,16 @@ Differences from numba.cuda, all of them known:
 * **Atomics** ``and_``, ``or_``, ``xor``, ``inc``, ``dec``, ``nanmax``, ``nanmin`` are not
   supported (the engine has add, max, min, exch, cas; ``sub`` is an add of the negation).
 * **Warp operations.** The ``mask`` argument of ``syncwarp``/``shfl_*_sync``/votes is not
-  checked; the lanes that take part are those the control flow lets through. ``eq_sync``,
-  ``match_*_sync`` and ``syncthreads`` inside a loop that some threads left are as the
-  engine defines them (the latter is the synccheck error).
+  checked; the lanes that take part are those the control flow lets through (a shuffle
+  from a lane that does not take part is an error, as the engine defines it).
+  ``eq_sync`` and ``match_any_sync``/``match_all_sync`` are not supported.
 * **Not supported** (a ``CompileError`` naming the line and the construct): recursion,
   ``try/except``, ``raise``, ``assert``, ``with``, classes, ``lambda``, nested functions,
   lists, dicts, sets, comprehensions, ``print``, f-strings, slices, ``*args``, keyword
   arguments to device functions, a loop's ``else``, cooperative groups (``cuda.cg``),
-  dynamic parallelism, ``cuda.fp16``, records, complex arrays in shared memory, streams
-  and events (a launch's stream argument is ignored). Python's ``for`` over anything but
-  ``range`` or a uniform tuple.
+  dynamic parallelism, ``cuda.fp16``, records, ``cuda.random``, events (a launch's stream
+  argument is accepted and ignored), Python's ``for`` over anything but ``range`` or a
+  uniform tuple, an array chosen per thread (``x = a if i < n else b`` with arrays).
 * A ``for`` loop's counter after a per-thread loop holds its last value in the loop (as in
   Python); a variable assigned only under a branch is 0 for the other threads.
 """
