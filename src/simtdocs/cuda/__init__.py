@@ -49,7 +49,9 @@ uniform), ``ballot_sync``, ``any_sync``, ``all_sync``, ``activemask``, ``lanemas
 functions and casts (``float32(x)``, ``np.float32(x)``), ``int/float/bool/abs/min/max/
 round/len/pow``; numba's type names (``float32``, ``int32[::1]``, ``void(…)``, ``f4`` …) from
 ``simtdocs.cuda`` or ``simtdocs.cuda.types``; ``to_device``, ``device_array(_like)``,
-``copy_to_host``, ``stream``, ``synchronize``.
+``copy_to_host``, ``stream``, ``synchronize``; ``print`` (one line per active thread,
+blocks and threads in order); ``assert`` (checked, as numba checks it with ``debug=True``;
+without it numba ignores asserts).
 
 Differences from numba.cuda, all of them known:
 
@@ -89,8 +91,8 @@ Differences from numba.cuda, all of them known:
   from a lane that does not take part is an error, as the engine defines it).
   ``eq_sync`` and ``match_any_sync``/``match_all_sync`` are not supported.
 * **Not supported** (a ``CompileError`` naming the line and the construct): recursion,
-  ``try/except``, ``raise``, ``assert``, ``with``, classes, ``lambda``, nested functions,
-  lists, dicts, sets, comprehensions, ``print``, f-strings, slices, ``*args``, keyword
+  ``try/except``, ``raise``, ``with``, classes, ``lambda``, nested functions,
+  lists, dicts, sets, comprehensions, keyword arguments to ``print``, f-strings, slices, ``*args``, keyword
   arguments to device functions, a loop's ``else``, cooperative groups (``cuda.cg``),
   dynamic parallelism, ``cuda.fp16``, records, ``cuda.random``, events (a launch's stream
   argument is accepted and ignored), Python's ``for`` over anything but ``range`` or a

@@ -46,7 +46,7 @@ UNSUPPORTED = {
     ast.Set: "a set (allocation)", ast.Yield: "yield", ast.YieldFrom: "yield from", ast.Await: "await",
     ast.Global: "global", ast.Nonlocal: "nonlocal", ast.Delete: "del", ast.Starred: "*unpacking",
     ast.JoinedStr: "an f-string", ast.NamedExpr: "the := operator", ast.AsyncFor: "async for",
-    ast.AsyncWith: "async with", ast.Import: "import", ast.ImportFrom: "import", ast.Assert: "assert",
+    ast.AsyncWith: "async with", ast.Import: "import", ast.ImportFrom: "import",
     ast.Slice: "slicing (a[i:j])", ast.Match: "match",
 }
 

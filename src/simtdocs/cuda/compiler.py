@@ -42,7 +42,7 @@ HELPERS = {
     "_shfl_up_source": rt.shfl_up_source, "_shfl_down_source": rt.shfl_down_source,
     "_shfl_xor_source": rt.shfl_xor_source, "_block_reduce": rt.block_reduce, "_Local": rt.Local,
     "_local_load": rt.local_load, "_local_store": rt.local_store, "_const_load": rt.const_load,
-    "_dtype": to_dtype, "_shape": lambda a: tuple(np.int64(s) for s in a.shape),
+    "_print": rt.print_, "_assert": rt.assert_, "_dtype": to_dtype, "_shape": lambda a: tuple(np.int64(s) for s in a.shape),
     "_dynamic_shared": lambda blk, dt, name: blk.shared(
         _dynamic_bytes(blk) // np.dtype(dt).itemsize, dt, name=name, dynamic=True),
 }
@@ -293,6 +293,10 @@ class Compiler:
         if isinstance(s, (ast.Break, ast.Continue)):
             self.break_(s)
             return True
+        if isinstance(s, ast.Assert):
+            args = [ast.Name(self.blk), copy.deepcopy(self.M), self.ex(s.test)] + ([self.ex(s.msg)] if s.msg else [])
+            self.emit(ast.Expr(ast.Call(ast.Name("_assert"), args, [])), s)
+            return False
         raise self.err(s, f"{type(s).__name__} is not supported in a kernel")
 
     # assignments
@@ -794,7 +798,9 @@ class Compiler:
         if f is range:
             raise self.err(node, "range(...) can only be the sequence of a for loop")
         if f is print:
-            raise self.err(node, "print in a kernel is not supported")
+            if node.keywords:
+                raise self.err(node, "print's keyword arguments are not supported in a kernel")
+            return ast.Call(ast.Name("_print"), [ast.Name(self.blk), copy.deepcopy(self.M)] + args, [])
         builtin = {int: "_int", float: "_float", bool: "_bool", min: "_min", max: "_max", round: "_round",
                    abs: "abs", len: None, pow: None}
         if f in builtin:

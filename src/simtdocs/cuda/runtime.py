@@ -363,3 +363,27 @@ def const_load(arr, index, m=None):
             raise MemcheckError(f"Invalid __constant__ read at {_where(2)}: axis {axis} has {n} elements")
         safe.append(np.clip(p, 0, n - 1))
     return arr[tuple(safe)]
+
+
+def print_(blk, m, *values):
+    """``print(...)`` in a kernel: one line per active thread, blocks then threads in order
+    (numba's threads print in whatever order they run)."""
+    B, T = blk.nblocks, blk.nthreads
+    active = np.ones((B, T), bool) if m is None else np.broadcast_to(np.asarray(m, bool), (B, T))
+    per = [v if isinstance(v, str) else np.broadcast_to(np.asarray(v), (B, T)) for v in values]
+    for b, t in zip(*np.nonzero(active)):
+        print(*[v if isinstance(v, str) else v[b, t] for v in per])
+
+
+def assert_(blk, m, cond, message=None):
+    """``assert cond``: every active thread's condition must hold (numba checks it with
+    ``debug=True``); the first thread where it does not is named."""
+    B, T = blk.nblocks, blk.nthreads
+    ok = np.broadcast_to(np.asarray(cond, bool), (B, T))
+    bad = ~ok if m is None else np.broadcast_to(np.asarray(m, bool), (B, T)) & ~ok
+    if bad.any():
+        b, t = (int(x[0]) for x in np.nonzero(bad))
+        block = blk._geo.block(blk.first + b) if hasattr(blk, "_geo") else blk._block
+        thread = (t % blk.bdx, t // blk.bdx % blk.bdy, t // (blk.bdx * blk.bdy))
+        text = f"assertion failed at {_where(2)} by thread {thread} in block {block}"
+        raise AssertionError(text + (f": {message}" if message is not None else ""))
