@@ -66,10 +66,10 @@ def sel(m, new, old):
     """``new`` where ``m``, else ``old``: an assignment under a mask (a new array)."""
     if m is None:
         return new
+    if isinstance(new, tuple):  # a tuple per thread (x, y = …, a device function's pair)
+        return tuple(sel(m, n, o) for n, o in zip(new, old if isinstance(old, tuple) else (old,) * len(new)))
     if old is None:
         old = np.zeros_like(np.asarray(new))
-    if isinstance(new, tuple):
-        return tuple(sel(m, n, o) for n, o in zip(new, old if isinstance(old, tuple) else (old,) * len(new)))
     return np.where(m, new, old)
 
 
