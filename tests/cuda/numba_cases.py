@@ -1319,3 +1319,221 @@ def run():
 
 with open(__file__.replace("numba_cases.py", "gpu_puzzles_solutions.py")) as _f:
     case("gpu_puzzles", "srush/GPU-Puzzles GPU_puzzlers.py (our solutions)", _f.read())
+
+
+# -- cudapy/test_math.py, test_blackscholes.py: libm against numpy ---------------------------------
+
+#: Cases compared to a relative tolerance, and why: numba's simulator calls Python's ``math``
+#: (the C library) per thread; simtdocs computes with numpy's ufuncs, whose float64
+#: exp/log/sin… may round the last bit differently (and the GPU's libdevice differs from both).
+TOLERANCE: dict[str, float] = {"math_unary": 4e-16, "blackscholes": 1e-13}
+
+case("math_unary", "cudapy/test_math.py", '''
+def math_acos(A, B):
+    i = cuda.grid(1)
+    B[i] = math.acos(A[i])
+
+
+def math_asin(A, B):
+    i = cuda.grid(1)
+    B[i] = math.asin(A[i])
+
+
+def math_atan(A, B):
+    i = cuda.grid(1)
+    B[i] = math.atan(A[i])
+
+
+def math_cos(A, B):
+    i = cuda.grid(1)
+    B[i] = math.cos(A[i])
+
+
+def math_sin(A, B):
+    i = cuda.grid(1)
+    B[i] = math.sin(A[i])
+
+
+def math_tan(A, B):
+    i = cuda.grid(1)
+    B[i] = math.tan(A[i])
+
+
+def math_tanh(A, B):
+    i = cuda.grid(1)
+    B[i] = math.tanh(A[i])
+
+
+def math_exp(A, B):
+    i = cuda.grid(1)
+    B[i] = math.exp(A[i])
+
+
+def math_expm1(A, B):
+    i = cuda.grid(1)
+    B[i] = math.expm1(A[i])
+
+
+def math_fabs(A, B):
+    i = cuda.grid(1)
+    B[i] = math.fabs(A[i])
+
+
+def math_log(A, B):
+    i = cuda.grid(1)
+    B[i] = math.log(A[i])
+
+
+def math_log2(A, B):
+    i = cuda.grid(1)
+    B[i] = math.log2(A[i])
+
+
+def math_log10(A, B):
+    i = cuda.grid(1)
+    B[i] = math.log10(A[i])
+
+
+def math_log1p(A, B):
+    i = cuda.grid(1)
+    B[i] = math.log1p(A[i])
+
+
+def math_sqrt(A, B):
+    i = cuda.grid(1)
+    B[i] = math.sqrt(A[i])
+
+
+def math_erf(A, B):
+    i = cuda.grid(1)
+    B[i] = math.erf(A[i])
+
+
+def math_atan2(A, B, C):
+    i = cuda.grid(1)
+    C[i] = math.atan2(A[i], B[i])
+
+
+def math_hypot(A, B, C):
+    i = cuda.grid(1)
+    C[i] = math.hypot(A[i], B[i])
+
+
+def math_floor(A, B):
+    i = cuda.grid(1)
+    B[i] = math.floor(A[i])
+
+
+def math_ceil(A, B):
+    i = cuda.grid(1)
+    B[i] = math.ceil(A[i])
+
+
+def run():
+    out = {}
+    A = np.linspace(0.05, 0.95, 16)
+    for f in (math_acos, math_asin, math_atan, math_cos, math_sin, math_tan, math_tanh, math_exp, math_expm1,
+              math_fabs, math_log, math_log2, math_log10, math_log1p, math_sqrt, math_erf):
+        B = np.zeros_like(A)
+        cuda.jit(void(float64[::1], float64[::1]))(f)[1, 16](A, B)
+        out[f.__name__] = B
+    for f in (math_atan2, math_hypot):
+        C = np.zeros_like(A)
+        cuda.jit(void(float64[::1], float64[::1], float64[::1]))(f)[1, 16](A, A[::-1].copy(), C)
+        out[f.__name__] = C
+    for f in (math_floor, math_ceil):
+        B = np.zeros(16, np.int64)
+        cuda.jit(void(float64[::1], int64[::1]))(f)[1, 16](A * 10 - 5, B)
+        out[f.__name__] = B
+    return out
+''')
+
+case("blackscholes", "cudapy/test_blackscholes.py", '''
+RISKFREE = 0.02
+VOLATILITY = 0.30
+
+A1 = 0.31938153
+A2 = -0.356563782
+A3 = 1.781477937
+A4 = -1.821255978
+A5 = 1.330274429
+RSQRT2PI = 0.39894228040143267793994605993438
+
+
+def randfloat(rand_var, low, high):
+    return (1.0 - rand_var) * low + rand_var * high
+
+
+@cuda.jit(double(double), device=True, inline="always")
+def cnd_cuda(d):
+    K = 1.0 / (1.0 + 0.2316419 * math.fabs(d))
+    ret_val = (
+        RSQRT2PI
+        * math.exp(-0.5 * d * d)
+        * (K * (A1 + K * (A2 + K * (A3 + K * (A4 + K * A5)))))
+    )
+    if d > 0:
+        ret_val = 1.0 - ret_val
+    return ret_val
+
+
+@cuda.jit(
+    void(
+        double[:],
+        double[:],
+        double[:],
+        double[:],
+        double[:],
+        double,
+        double,
+    )
+)
+def black_scholes_cuda(callResult, putResult, S, X, T, R, V):
+    i = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x
+    if i >= S.shape[0]:
+        return
+    sqrtT = math.sqrt(T[i])
+    d1 = (math.log(S[i] / X[i]) + (R + 0.5 * V * V) * T[i]) / (
+        V * sqrtT
+    )
+    d2 = d1 - V * sqrtT
+    cndd1 = cnd_cuda(d1)
+    cndd2 = cnd_cuda(d2)
+
+    expRT = math.exp((-1.0 * R) * T[i])
+    callResult[i] = S[i] * cndd1 - X[i] * expRT * cndd2
+    putResult[i] = X[i] * expRT * (1.0 - cndd2) - S[i] * (1.0 - cndd1)
+
+
+def run():
+    OPT_N = 400
+    iterations = 2
+    rng = np.random.RandomState(0)
+    stockPrice = randfloat(rng.random_sample(OPT_N), 5.0, 30.0)
+    optionStrike = randfloat(rng.random_sample(OPT_N), 1.0, 100.0)
+    optionYears = randfloat(rng.random_sample(OPT_N), 0.25, 10.0)
+    callResultNumba = np.zeros(OPT_N)
+    putResultNumba = -np.ones(OPT_N)
+    blockdim = 512, 1
+    griddim = int(math.ceil(float(OPT_N) / blockdim[0])), 1
+    stream = cuda.stream()
+    d_callResult = cuda.to_device(callResultNumba, stream)
+    d_putResult = cuda.to_device(putResultNumba, stream)
+    d_stockPrice = cuda.to_device(stockPrice, stream)
+    d_optionStrike = cuda.to_device(optionStrike, stream)
+    d_optionYears = cuda.to_device(optionYears, stream)
+    for i in range(iterations):
+        black_scholes_cuda[griddim, blockdim, stream](
+            d_callResult,
+            d_putResult,
+            d_stockPrice,
+            d_optionStrike,
+            d_optionYears,
+            RISKFREE,
+            VOLATILITY,
+        )
+    d_callResult.copy_to_host(callResultNumba, stream)
+    d_putResult.copy_to_host(putResultNumba, stream)
+    stream.synchronize()
+    return {"call": callResultNumba, "put": putResultNumba}
+''')

@@ -41,7 +41,11 @@ def test_same_results_as_numbas_simulator(name, numba_results):
     for key in theirs:
         a, b = np.asarray(ours[key]), np.asarray(theirs[key])
         assert a.dtype == b.dtype and a.shape == b.shape, (key, a.dtype, b.dtype, a.shape, b.shape)
-        assert np.array_equal(a, b, equal_nan=True), (key, a, b)
+        rtol = numba_cases.TOLERANCE.get(name)
+        if rtol is None:
+            assert np.array_equal(a, b, equal_nan=True), (key, a, b)
+        else:  # libm against numpy's ufuncs: the last bit may differ (see numba_cases.TOLERANCE)
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=0, err_msg=key)
 
 
 @pytest.mark.parametrize("name", sorted(numba_cases.GPU_ONLY))
