@@ -165,3 +165,81 @@ exec(expand_snippets('--8<-- "src/simtdocs/puzzles/p2_memory.py:block_sum"'))
 
 # %%
 show(PUZZLES["block_sum"].check(block_sum))
+
+# %% [markdown]
+# ## 12. warp 扫描：用 shfl_up 求前缀和 · Warp scan: prefix sums with shfl_up
+
+# %%
+show(PUZZLES["warp_scan"])
+
+# %%
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/warp_level.py:warp_scan"'))
+
+# %%
+show(PUZZLES["warp_scan"].check(warp_scan))
+
+# %% [markdown]
+# ## 13. 改错：每个 lane 都要拿到最大值 · Fix: every lane needs the maximum
+
+# %%
+show(PUZZLES["warp_max"])
+
+# %%
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/warp_level.py:warp_max"'))
+
+# %%
+show(PUZZLES["warp_max"].check(warp_max))
+
+# %% [markdown]
+# ## 14. 投票：warp 内的流压缩 · Ballot: stream compaction in a warp
+
+# %%
+show(PUZZLES["compact"])
+
+# %%
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/warp_level.py:compact"'))
+
+# %%
+show(PUZZLES["compact"].check(compact))
+
+# %% [markdown]
+# ## 15. 原子操作：共享内存直方图 · Atomics: a shared-memory histogram
+
+# %%
+show(PUZZLES["histogram"])
+
+# %%
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/warp_level.py:histogram"'))
+
+# %%
+show(PUZZLES["histogram"].check(histogram))
+
+# %% [markdown]
+# ## 16. 改错：最后一个 warp 需要 __syncwarp · Fix: the last warp needs __syncwarp
+
+# %%
+show(PUZZLES["tail_sum"])
+
+# %%
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/warp_level.py:tail_sum"'))
+
+# %%
+show(PUZZLES["tail_sum"].check(tail_sum))
+
+# %% [markdown]
+# ## 17. atomicCAS：会回绕的取号计数器 · atomicCAS: a ticket counter that wraps
+
+# %%
+show(PUZZLES["tickets"])
+
+# %%
+# Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
+exec(expand_snippets('--8<-- "src/simtdocs/puzzles/warp_level.py:tickets"'))
+
+# %%
+show(PUZZLES["tickets"].check(tickets))

@@ -1,7 +1,8 @@
 """Kernel puzzles graded by the simulator.
 
 ``PUZZLES`` maps a name to a :class:`Puzzle`, in the order of the lectures: the P2
-puzzles (threads and indices, then memory), then those of the execution-model lecture.
+puzzles (threads and indices, memory, then warp-level ones: shuffles, votes, atomics),
+then those of the execution-model lecture.
 Each has a ``statement`` and a ``hint`` (shown in the reader's language), a ``skeleton``
 kernel to edit, a ``solution``, and ``check(kernel)``, which launches the kernel in the
 simulator and returns a :class:`Verdict`: ``passed`` and a ``message`` in the lecture's
@@ -19,11 +20,13 @@ from __future__ import annotations
 
 from simtdocs.i18n import Listing, _
 
-from . import exec_model, p2_memory, p2_threads
+from . import exec_model, p2_memory, p2_threads, warp_level
+from .card import ScoreCard
 from .core import KINDS, Budget, Case, Coalescing, Divergence, NoBankConflict, Puzzle, Rule
 from .verdict import Verdict
 
-PUZZLES: dict[str, Puzzle] = {p.name: p for p in (*p2_threads.PUZZLES, *p2_memory.PUZZLES, *exec_model.PUZZLES)}
+PUZZLES: dict[str, Puzzle] = {p.name: p for p in (*p2_threads.PUZZLES, *p2_memory.PUZZLES, *warp_level.PUZZLES,
+                                                  *exec_model.PUZZLES)}
 
 
 def of_lecture(lecture: str) -> list[Puzzle]:
@@ -42,4 +45,4 @@ def table(lecture: str):
 
 
 __all__ = ["PUZZLES", "KINDS", "Budget", "Case", "Coalescing", "Divergence", "NoBankConflict",
-           "Puzzle", "Rule", "Verdict", "of_lecture", "table"]
+           "Puzzle", "Rule", "ScoreCard", "Verdict", "of_lecture", "table"]

@@ -2,7 +2,8 @@
 
 Like the per-thread table of GPU Puzzles: global and shared reads and writes per thread,
 then the launch's sectors, shared wavefronts, divergent branches, SIMT efficiency, barriers
-and warp instructions, in the page's language. The per-thread counts are those of the
+and warp instructions, and the counter of each of the puzzle's budgets, in the page's
+language. The per-thread counts are those of the
 busiest thread of warp 0 in block 0 (read from that warp's trace, lane by lane); the other
 rows count the whole launch.
 """
@@ -60,7 +61,10 @@ class ScoreCard:
                 rows.append((label, _int(a), _int(b)))
         s, r = stats.totals, reference.totals
         rows.append((_("sectors"), _int(s.sectors), _int(r.sectors)))
-        rows.append((_("coalescing efficiency"), _pct(s.coalescing_efficiency), _pct(r.coalescing_efficiency)))
+        from .core import LABELS, Budget, Coalescing
+
+        if any(isinstance(rule, Coalescing) for rule in puzzle.rules):
+            rows.append((_("coalescing efficiency"), _pct(s.coalescing_efficiency), _pct(r.coalescing_efficiency)))
         if s.shared_requests or r.shared_requests:
             rows.append((_("shared wavefronts"), _int(s.shared_wavefronts), _int(r.shared_wavefronts)))
             rows.append((_("bank conflicts"), _int(s.shared_bank_conflicts), _int(r.shared_bank_conflicts)))
@@ -72,6 +76,11 @@ class ScoreCard:
         rows.append((_("SIMT efficiency"), _pct(s.simt_efficiency), _pct(r.simt_efficiency)))
         rows.append((_("barriers"), _int(s.barriers), _int(r.barriers)))
         rows.append((_("warp instructions"), _int(s.warp_instructions), _int(r.warp_instructions)))
+        shown = {label.msgid for label, _a, _b in rows}
+        for rule in puzzle.rules:  # a budget's own counter, if not shown yet
+            if isinstance(rule, Budget) and LABELS[rule.counter].msgid not in shown:
+                rows.append((LABELS[rule.counter], _int(getattr(s, rule.counter)), _int(getattr(r, rule.counter))))
+                shown.add(LABELS[rule.counter].msgid)
         return cls(rows)
 
     def render(self, lang: str) -> str:
