@@ -103,9 +103,12 @@ class Lines:
     """Source lines named relative to the kernel: line 1 is its ``def``."""
 
     def __init__(self, kernel):
-        code = getattr(kernel, "__code__", None)
+        # A @simtdocs.cuda.jit kernel keeps the reader's function as py_func, and its sites
+        # name the reader's file and lines.
+        func = getattr(kernel, "py_func", kernel)
+        code = getattr(func, "__code__", None)
         self.filename = code.co_filename if code else None
-        self.first = code.co_firstlineno if code else 1
+        self.first = _def_line(func, code.co_firstlineno) if code else 1
 
     def number(self, filename: str, lineno: int) -> int:
         if filename == self.filename and lineno >= self.first:
@@ -123,6 +126,20 @@ class Lines:
         if site.source:
             return _("line {line} (`{source}`)", line=n, source=site.source)
         return _("line {line}", line=n)
+
+
+def _def_line(func, first: int) -> int:
+    """The line of the ``def`` itself: a decorated function's code starts at its decorator."""
+    import inspect
+
+    try:
+        source, start = inspect.getsourcelines(func)
+    except (OSError, TypeError):
+        return first
+    for k, line in enumerate(source):
+        if line.lstrip().startswith(("def ", "async def ")):
+            return start + k
+    return first
 
 
 # -- sanitizer errors, reworded -----------------------------------------------------------
