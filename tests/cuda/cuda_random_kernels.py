@@ -114,7 +114,7 @@ class Gen:
             self.stmt(indent, depth, top)
 
     def stmt(self, indent, depth, top):
-        k = self.c("int", 0, 17 if depth < 3 else 6)
+        k = self.c("int", 0, 20 if depth < 3 else 6)
         if k <= 1:
             self.emit(indent, f"{self.pick(self.floats)} = {self.fexpr()}")
         elif k == 2:
@@ -174,8 +174,21 @@ class Gen:
         elif k == 16:
             # the old value depends on the order blocks run in (batched or one at a time), as on a GPU
             self.emit(indent, f"cuda.atomic.add(hist, ({self.iexpr()}) % {NH}, 1)")
-        else:
+        elif k == 17:
             self.emit(indent, f"{self.pick(self.floats)} = clamp({self.pick(self.floats)}, {self.pick(self.ivars)})")
+        elif k == 18:
+            self.emit(indent, f"loc[({self.iexpr()}) % 4] = {self.fexpr()}")
+            self.emit(indent, f"{self.pick(self.floats)} += loc[({self.iexpr()}) % 4]")
+        elif k == 19:
+            self.emit(indent, f"bump(out, gid * {SLOTS} + {self.c('int', 0, SLOTS - 1)}, {self.fexpr()})")
+        else:
+            var = f"w{depth}"
+            self.emit(indent, f"{var} = 0")
+            self.emit(indent, f"while {var} < 3 and a[({self.iexpr()}) % {NA}] > 0.2:")
+            self.emit(indent + 1, f"{var} += 1")
+            self.loop_depth += 1
+            self.block(indent + 1, depth + 1, False)
+            self.loop_depth -= 1
 
 
 def program(choose, private=False):
@@ -198,6 +211,13 @@ def program(choose, private=False):
         "        return x - 1.0",
         "    return x * 0.5",
         "",
+        "@cuda.jit(device=True)",
+        "def bump(arr, idx, v):",
+        "    if v > 1.0:",
+        "        arr[idx] += v",
+        "        return",
+        "    arr[idx] -= 1.0",
+        "",
         "@cuda.jit",
         f"def {name}(a, b, out, hist, n, flag):",
         "    sh = cuda.shared.array(TPB, np.float32)",
@@ -208,6 +228,7 @@ def program(choose, private=False):
         "    f1 = 0.0",
         "    i0 = b[gid % 61]",
         "    i1 = 1",
+        "    loc = cuda.local.array(4, np.float32)",
     ]
     g.block(1, 0, True)
     g.emit(1, f"out[gid * {SLOTS}] += f0 + f1 + i0 + i1")

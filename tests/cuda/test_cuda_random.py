@@ -72,6 +72,7 @@ def test_generator_reaches_every_construct():
         seen += source
         outcomes.add(check(source, block, grid, name, seed, [None, 1, 2][seed % 3]))
     for construct in ("elif", "else:", " and ", " or ", " if ", "for k", "while w", "break", "continue", "return",
-                      "+=", "sh[tid]", "syncthreads", "_sync(0xFFFFFFFF", "ballot_sync", "atomic.add", "clamp("):
+                      "+=", "sh[tid]", "syncthreads", "_sync(0xFFFFFFFF", "ballot_sync", "atomic.add", "clamp(",
+                      "loc[", "bump(", " and a["):
         assert construct in seen, construct
     assert "ok" in outcomes
