@@ -166,6 +166,69 @@ figures = [  # published values: task1/task1.profile, task2/task2.profile, task3
 
 
 # %% [markdown]
+# ## A，用 CUDA 的写法 · A, written the CUDA way
+#
+# 同样三个内核，按 numba.cuda 的逐线程写法，由 simtdocs.cuda 编译到同一个引擎上；
+# 计数必须和上面的 blk 版本一样。
+# The same three kernels in numba.cuda's per-thread dialect, compiled by simtdocs.cuda onto
+# the same engine; their counts must be those of the blk versions above.
+
+# %%
+# --8<-- [start:cuda_dialect]
+from numpy import float64
+
+from simtdocs import cuda
+
+
+@cuda.jit
+def naive_transpose_cuda(m, a, c):
+    myRow = cuda.blockDim.x * cuda.blockIdx.x + cuda.threadIdx.x
+    myCol = cuda.blockDim.y * cuda.blockIdx.y + cuda.threadIdx.y
+    if myRow < m and myCol < m:
+        c[myCol * m + myRow] = a[myRow * m + myCol]  # c[INDX(myRow, myCol, m)] = a[INDX(myCol, myRow, m)]
+
+
+@cuda.jit
+def smem_transpose_cuda(m, a, c):
+    smemArray = cuda.shared.array((32, 32), float64)
+    myRow = cuda.blockDim.x * cuda.blockIdx.x + cuda.threadIdx.x
+    myCol = cuda.blockDim.y * cuda.blockIdx.y + cuda.threadIdx.y
+    tileX = cuda.blockDim.x * cuda.blockIdx.x
+    tileY = cuda.blockDim.y * cuda.blockIdx.y
+    if myRow < m and myCol < m:
+        smemArray[cuda.threadIdx.x, cuda.threadIdx.y] = a[(tileY + cuda.threadIdx.y) * m + tileX + cuda.threadIdx.x]
+    cuda.syncthreads()
+    if myRow < m and myCol < m:
+        c[(tileX + cuda.threadIdx.y) * m + tileY + cuda.threadIdx.x] = smemArray[cuda.threadIdx.y, cuda.threadIdx.x]
+
+
+@cuda.jit
+def padded_transpose_cuda(m, a, c):
+    smemArray = cuda.shared.array((32, 33), float64)  # THREADS_PER_BLOCK_Y+1
+    myRow = cuda.blockDim.x * cuda.blockIdx.x + cuda.threadIdx.x
+    myCol = cuda.blockDim.y * cuda.blockIdx.y + cuda.threadIdx.y
+    tileX = cuda.blockDim.x * cuda.blockIdx.x
+    tileY = cuda.blockDim.y * cuda.blockIdx.y
+    if myRow < m and myCol < m:
+        smemArray[cuda.threadIdx.x, cuda.threadIdx.y] = a[(tileY + cuda.threadIdx.y) * m + tileX + cuda.threadIdx.x]
+    cuda.syncthreads()
+    if myRow < m and myCol < m:
+        c[(tileX + cuda.threadIdx.y) * m + tileY + cuda.threadIdx.x] = smemArray[cuda.threadIdx.y, cuda.threadIdx.x]
+
+
+pairs = []
+for label, by_blk, kernel in ((_("naive transpose"), naive, naive_transpose_cuda),
+                              (_("shared tile 32×32"), tiled, smem_transpose_cuda),
+                              (_("shared tile 32×33"), padded, padded_transpose_cuda)):
+    c = np.zeros_like(a)
+    by_cuda = kernel[grid, (THREADS, THREADS)](SIZE, a, c)  # the launch returns its Stats
+    assert np.array_equal(c, expected), label
+    pairs.append((label, by_blk, by_cuda))
+show(lecture.dialect_table(pairs))
+# --8<-- [end:cuda_dialect]
+
+
+# %% [markdown]
 # ## B：同一作业的另一次运行 · B: another run of the same homework
 #
 # 这份解答在读共享内存时转置（smemArray[threadIdx.x][threadIdx.y]），网格多启动一行一列

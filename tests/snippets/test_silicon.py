@@ -119,7 +119,18 @@ def test_caches_figures(run):
 def test_both_tables_render_in_both_languages(run):
     _, _, rec = run
     tables = [i for i in rec.items if isinstance(i, dict) and i["en"].startswith("| ")]
-    assert len(tables) == 2
-    for t in tables:
-        assert "相等" in t["zh"] or "未注明" in t["zh"]
+    assert len(tables) == 3  # sources, the CUDA dialect beside blk, the comparison
+    for t, word in zip(tables, ("未注明", "写法", "相等")):
+        assert word in t["zh"] and word not in t["en"]
         assert t["en"].count("\n") >= 5
+
+
+def test_the_cuda_dialect_counts_what_blk_counts(run):
+    """Source A's kernels written with simtdocs.cuda give the counts of their blk versions."""
+    ns, _, _ = run
+    keys = ("requests", "sectors", "shared_wavefronts", "shared_bank_conflicts", "barriers")
+    assert len(ns["pairs"]) == 3
+    for label, by_blk, by_cuda in ns["pairs"]:
+        assert [getattr(by_blk, k) for k in keys] == [getattr(by_cuda, k) for k in keys], label
+    naive = ns["pairs"][0][2]
+    assert naive.sectors == WARPS * 32 + WARPS * 8

@@ -73,6 +73,20 @@ def comparison_table(figures):
 # --8<-- [end:comparison_table]
 
 
+# --8<-- [start:dialect_table]
+def dialect_table(pairs):
+    """A kernel written with ``blk`` and the same kernel in the CUDA dialect: their counts side by side."""
+    keys = ("requests", "sectors", "shared_wavefronts", "shared_bank_conflicts")
+    rows = []
+    for label, by_blk, by_cuda in pairs:
+        rows.append((label, "blk", *(getattr(by_blk, k) for k in keys)))
+        rows.append((label, "simtdocs.cuda", *(getattr(by_cuda, k) for k in keys)))
+    columns = [_("kernel"), _("written with"), _("global requests"), _("sectors"), _("shared wavefronts"),
+               _("bank conflicts")]
+    return Table(rows, columns, align="llrrrr")
+# --8<-- [end:dialect_table]
+
+
 # --8<-- [start:sources_table]
 def sources_table(sources):
     """The sources read, each with its pin and the GPU it names."""
