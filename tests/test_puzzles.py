@@ -232,8 +232,8 @@ SKELETON = {
                 'elements are wrong)',
     "grid_stride": 'wrong value at element 1024 of out: expected 0.799584, got 0.0 (8,897 of its 10,000 '
                    'elements are wrong)',
-    "warp_sum": 'wrong value at element 0 of out: expected 139.0, got 1.0 (128 of its 128 elements are '
-                'wrong)',
+    "warp_sum": 'wrong value at element 0 of out: expected 139.0, got 1.0, stored by line 6 '
+                '(`blk.store(out, i // 32, v, mask=first)`) (128 of its 128 elements are wrong)',
     "window_sum": 'wrong value at element 0 of out: expected 18.0, got 0.0 (2,048 of its 2,048 elements are '
                   'wrong)',
     "reverse_blocks": 'a race between warps 0 and 7 on line 6: warp 0 reads shared tile[255], which warp 7 writes'
@@ -247,16 +247,17 @@ SKELETON = {
     "block_sum": 'shared wavefronts: 2,400 where at most 720 are allowed; 1,504 of them on line 10 (`v = '
                  'blk.load(sdata, index, mask=w) + blk.load(sdata, index + s, mask=w)`), where the solution '
                  'needs 384',
-    "warp_scan": 'wrong value at element 2 of out: expected 14.0, got 8.0 (1,978 of its 2,048 elements are '
-                 'wrong)',
-    "warp_max": 'wrong value at element 13 of out: expected 0.964468, got 0.877868 (999 of its 2,048 '
-                'elements are wrong)',
+    "warp_scan": 'wrong value at element 2 of out: expected 14.0, got 8.0, stored by line 5 (`blk.store(out,'
+                 ' i, v)`) (1,978 of its 2,048 elements are wrong)',
+    "warp_max": 'wrong value at element 13 of out: expected 0.964468, got 0.877868, stored by line 6 '
+                '(`blk.store(out, i, v)`) (999 of its 2,048 elements are wrong)',
     "compact": 'wrong value at element 0 of out: expected 9, got 0 (1,347 of its 2,048 elements are wrong)',
     "histogram": 'global requests: 256 where at most 144 are allowed; 128 of them on line 4 '
                  '(`blk.atomic_add(hist, b, 1 + 0 * i)`), where the solution needs 16',
     "tail_sum": 'a race inside warp 0 on line 14: lane 0 reads shared sdata[8], which lane 8 writes on line'
                 ' 14; its lanes are not in lockstep, so it needs __syncwarp() between (64 hazards in all)',
-    "tickets": 'wrong value at element 0 of counter: expected 32, got 1 (1 of its 1 elements are wrong)',
+    "tickets": 'wrong value at element 0 of counter: expected 32, got 1, stored by line 6 '
+               '(`blk.store(counter, zero, (old + 1) % K, mask=want)`) (1 of its 1 elements are wrong)',
     "warp_of": 'wrong value at element 32 of warp: expected 1, got 0 (192 of its 256 elements are wrong)',
     "even_odd": '128 divergent branches where 0 are allowed, on line 4 (`even = blk.branch(i % 2 == 0)  # '
                 'if (i % 2 == 0)`)',
@@ -273,8 +274,8 @@ WRONG = [
     ("add_bias", bias_swapped, 'wrong value at element [0][64] of out: expected 0.128601, got 0.0 (300 of its 3,500 '
                                'elements are wrong)'),
     ("grid_stride", square_chunks, 'coalescing 12% where ≥ 90% is asked, on line 7 (`v = blk.load(a, i, mask=m)`)'),
-    ("warp_sum", warp_sum_short, 'wrong value at element 0 of out: expected 139.0, got 75.0 (128 of its 128 elements are '
-                                 'wrong)'),
+    ("warp_sum", warp_sum_short, 'wrong value at element 0 of out: expected 139.0, got 75.0, stored by line 6 '
+                                 '(`blk.store(out, i // 32, v, mask=blk.lane == 0)`) (128 of its 128 elements are wrong)'),
     ("warp_sum", warp_sum_shared, 'shared requests: 4,224 where at most 0 are allowed; 4,096 of them on line 9 (`total = '
                                   'total + blk.load(s, blk.tx + k, mask=first)`), which the solution does without'),
     ("window_sum", window_naive, 'sectors: 1,150 where at most 520 are allowed; 319 of them on line 5 (`v = v + blk.load(a, '
@@ -291,8 +292,9 @@ WRONG = [
                                   'blk.ty + j)))`)'),
     ("transpose", transpose_naive, 'coalescing 22% where ≥ 90% is asked, on line 5 (`blk.store(B, x * N + (y + j), blk.load(A,'
                                    ' (y + j) * N + x))`)'),
-    ("pair_sum", pair_halves, 'wrong value at element 0 of out: expected 1.21776, got 1.62634 (2,047 of its 2,048 '
-                              'elements are wrong)'),
+    ("pair_sum", pair_halves, 'wrong value at element 0 of out: expected 1.21776, got 1.62634, stored by line 4 '
+                              '(`blk.store(out, i, blk.load(a, i) + blk.load(a, i + n))`) (2,047 of its 2,048 elements '
+                              'are wrong)'),
     ("block_sum", block_sum_modulo, 'shared wavefronts: 2,400 where at most 720 are allowed; 1,504 of them on line 9 (`v = '
                                     'blk.load(sdata, tid, mask=w) + blk.load(sdata, tid + s, mask=w)`), where the solution '
                                     'needs 384'),
@@ -301,10 +303,13 @@ WRONG = [
     ("block_sum", block_sum_warp_tail_without_syncwarp, 'a race inside warp 0 on line 14: lane 0 reads shared sdata[16], which lane 16 writes on '
                                                         'line 14; its lanes are not in lockstep, so it needs __syncwarp() between (80 hazards in '
                                                         'all)'),
-    ("warp_of", warp_of_columns, 'wrong value at element 4 of warp: expected 0, got 1 (192 of its 256 elements are wrong)'),
-    ("even_odd", even_odd_branch_only, 'wrong value at element 1 of out: expected 99.1552, got -1.68953 (2,048 of its 4,096 '
-                                       'elements are wrong)'),
-    ("signed", signed_store_i, 'wrong value at element 2 of y: expected -1.78379, got 0.955131 (4,092 of its 4,096 '
+    ("warp_of", warp_of_columns, 'wrong value at element 4 of warp: expected 0, got 1, stored by line 4 (`blk.store(warp, g,'
+                                 ' t // 32)`) (192 of its 256 elements are wrong)'),
+    ("even_odd", even_odd_branch_only, 'wrong value at element 1 of out: expected 99.1552, got -1.68953, stored by line 7 '
+                                       '(`blk.store(out, i, np.where(even, 2 * v, v + 100))`) (2,048 of its 4,096 elements are '
+                                       'wrong)'),
+    ("signed", signed_store_i, 'wrong value at element 2 of y: expected -1.78379, got 0.955131, stored by line 8 '
+                               '(`blk.store(y, i, np.where(pos, np.sqrt(np.abs(v)), -v * v))`) (4,092 of its 4,096 '
                                'elements are wrong)'),
     ("copy4", copy4_chunks, 'warp instructions: 512 where at most 128 are allowed; 512 of them on line 4 '
                             '(`blk.store(out, base + k, blk.load(a, base + k))`), where the solution needs 64'),

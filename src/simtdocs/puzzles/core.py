@@ -291,9 +291,10 @@ class Puzzle:
             return Verdict(False, _("the simulator stopped the kernel"), detail=lines.renumber(str(exc)))
         return case, stats
 
-    def _values(self, case: Case, stats, lines: Lines) -> Msg | None:
+    def _values(self, case: Case, stats, lines: Lines, kernel=None) -> Msg | None:
         """What is wrong with the outputs or the shared-memory traffic, or None."""
         names = self.argument_names()
+        own = _parameters(kernel)
         for index, want in case.expected.items():
             got = np.asarray(case.args[index])
             ordered = index not in case.unordered
@@ -305,6 +306,10 @@ class Puzzle:
                               got=V.number(g.reshape(-1)[first]), bad=format(int(wrong.sum()), ","),
                               n=format(want.size, ","))
                 if ordered:
+                    site = _writer(stats.trace, own[index] if index < len(own) else None, first * want.itemsize)
+                    if site is not None:
+                        return _("wrong value at element {where} of {array}: expected {expected}, got {got}, "
+                                 "stored by {line} ({bad} of its {n} elements are wrong)", line=lines.of(site), **fields)
                     return _("wrong value at element {where} of {array}: expected {expected}, got {got} "
                              "({bad} of its {n} elements are wrong)", **fields)
                 return _("{array} does not hold the values asked, in any order: sorted, its element {where} "
@@ -333,7 +338,7 @@ class Puzzle:
         case, stats = run
         reference = self.reference(first)
         card = ScoreCard.of(self, stats, reference)
-        wrong = self._values(case, stats, lines)
+        wrong = self._values(case, stats, lines, kernel)
         if wrong is not None:
             return Verdict(False, wrong, stats=stats, card=card)
         checked = sum(w.size for w in case.expected.values())
@@ -417,6 +422,30 @@ class Puzzle:
 
 
 _REFERENCE: dict = {}
+
+
+def _parameters(kernel) -> list[str]:
+    """The names the kernel gives its arguments (after ``blk`` for a blk kernel)."""
+    func = getattr(kernel, "py_func", None)
+    try:
+        names = list(inspect.signature(func or kernel).parameters)
+    except (TypeError, ValueError):
+        return []
+    if any(p.kind == p.VAR_POSITIONAL for p in inspect.signature(func or kernel).parameters.values()):
+        return []
+    return names if func is not None else names[1:]
+
+
+def _writer(trace, array: str | None, byte: int):
+    """The site of the last store (or atomic) of the traced warp that wrote byte ``byte`` of the
+    global array the kernel calls ``array``; None if that warp did not write it."""
+    if array is None:
+        return None
+    for record in reversed(trace or ()):
+        if record.space == "global" and record.kind != "load" and record.array == array:
+            if any(a <= byte < a + record.lane_bytes for a in record.addresses):
+                return record.site
+    return None
 
 
 def _dims(d: tuple) -> str:
