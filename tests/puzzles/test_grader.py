@@ -1,0 +1,76 @@
+"""What makes the grader hard to fool: random inputs that differ per array and per draw, a
+second draw that must agree, and a score card that sets the kernel beside the solution."""
+
+import numpy as np
+
+from simtdocs.puzzles import PUZZLES
+
+
+def test_inputs_are_random_different_per_array_and_per_draw_and_stated():
+    for puzzle in PUZZLES.values():
+        first, second = (puzzle.inputs(seed) for seed in puzzle.seeds)
+        arrays = [k for k, a in enumerate(first.args) if isinstance(a, np.ndarray) and k in first.drawn]
+        for k in arrays:
+            assert not np.array_equal(first.args[k], second.args[k]), (puzzle.name, k)
+            flat = first.args[k].reshape(-1)
+            assert not np.array_equal(flat, np.arange(flat.size)), (puzzle.name, k)
+        for j in arrays:
+            for k in arrays:
+                if j < k and first.args[j].shape == first.args[k].shape:
+                    assert not np.array_equal(first.args[j], first.args[k]), (puzzle.name, j, k)
+        if arrays:
+            text = puzzle.launch_text()
+            assert "random" in text.en and "随机" in text.pick("zh"), puzzle.name
+    assert np.array_equal(PUZZLES["double"].inputs().args[0], PUZZLES["double"].inputs().args[0])  # fixed seeds
+
+
+def test_a_kernel_that_memorised_the_first_draw_fails_on_the_second():
+    answer = PUZZLES["double"].inputs().expected[1]
+
+    def memorised(blk, a, out):
+        i = blk.bx * blk.bdx + blk.tx
+        blk.load(a, i)
+        blk.store(out, i, answer[i])
+
+    verdict = PUZZLES["double"].check(memorised)
+    assert not verdict.passed
+    assert verdict.message.en.startswith("on a second draw of random inputs: wrong value at element 0 of out: ")
+    assert verdict.message.pick("zh").startswith("换一组随机输入后：out 的元素 0 值不对：")
+
+
+def test_the_score_card_sets_the_kernel_beside_the_solution_in_both_languages():
+    verdict = PUZZLES["pair_sum"].check(PUZZLES["pair_sum"].skeleton)
+    assert verdict.card.text("en").splitlines() == [
+        "score card                your kernel  the solution",
+        "global reads per thread             2             1",
+        "global writes per thread            1             1",
+        "shared reads per thread             0             0",
+        "shared writes per thread            0             0",
+        "sectors                         1,280           768",
+        "divergent branches                  0             0",
+        "SIMT efficiency                  100%          100%",
+        "barriers                            0             0",
+        "warp instructions                 192           128",
+    ]
+    zh = verdict.render("zh")
+    assert "| 计分卡 | 你的内核 | 参考解法 |" in zh
+    assert "| 每线程全局读 | 2 | 1 |" in zh and "| sector 数 | 1,280 | 768 |" in zh
+    assert "<summary>计分卡：你的内核与参考解法</summary>" in zh
+    # a kernel the sanitizer stopped has no counters to show
+    assert PUZZLES["guard"].check(PUZZLES["guard"].skeleton).card is None
+
+
+def test_divergence_is_read_from_the_lanes_the_warps_ran_not_from_blk_branch():
+    def masked_without_branch(blk, a, out):
+        i = blk.bx * blk.bdx + blk.tx
+        v = blk.load(a, i)
+        even = i % 2 == 0
+        blk.alu(4, mask=even)
+        blk.alu(4, mask=~even)
+        blk.store(out, i, np.where(even, 2 * v, v + 100))
+
+    verdict = PUZZLES["even_odd"].check(masked_without_branch)
+    assert verdict.message.en == ("warps diverge on line 5 (`blk.alu(4, mask=even)`): its warp instructions run 16 "
+                                  "of their 32 lanes on average; SIMT efficiency 60% where 100% is asked")
+    assert verdict.message.pick("zh") == ("第 5 行（`blk.alu(4, mask=even)`）上 warp 发散：这一行的 warp 指令平均只有 32 个 lane "
+                                          "中的 16 个在执行；SIMT 效率 60%，要求 100%")
