@@ -1,6 +1,7 @@
 """mkdocs hooks for accessibility and search in the reader's language (issue 15).
 
-- every page: words of the other language carry ``lang`` (``simtdocs.docs.a11y.mark_languages``);
+- every page: words of the other language carry ``lang`` (``simtdocs.docs.a11y.mark_languages``),
+  and the prose's straight quotes are typographic ones (``curly_quotes``, issue 27);
   pages of a non-default language load their own search index;
 - after the last language is built: one search index per language.
 The code lives in ``simtdocs.docs.a11y``.
@@ -13,7 +14,13 @@ from pathlib import Path
 
 from mkdocs.plugins import event_priority
 
-from simtdocs.docs.a11y import mark_languages, page_language, point_search_at_language, write_search_indexes
+from simtdocs.docs.a11y import (
+    curly_quotes,
+    mark_languages,
+    page_language,
+    point_search_at_language,
+    write_search_indexes,
+)
 
 log = logging.getLogger("mkdocs.hooks.a11y")
 
@@ -32,7 +39,7 @@ def _languages(config) -> tuple[str, list[str]]:
 
 def on_post_page(output, page, config, **kwargs):
     lang = page_language(output)
-    output = mark_languages(output, lang)
+    output = mark_languages(curly_quotes(output), lang)
     default, others = _languages(config)
     if lang in others and page.url.startswith(f"{lang}/"):
         output = point_search_at_language(output, lang)

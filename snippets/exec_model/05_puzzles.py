@@ -1,5 +1,5 @@
 # %% [markdown]
-# # CUDA 执行模型 · 内核谜题 · Kernel puzzles
+# # 代码 05：执行模型的内核谜题 · Code 05: the execution model's kernel puzzles
 #
 # 四道关于 warp 的题：线程属于哪个 warp，怎样按 warp 对齐或排序消除发散，怎样少发指令。
 # 改写内核所在的单元格并运行，`check` 在模拟器里启动它并给出反馈。

@@ -1,5 +1,5 @@
 # %% [markdown]
-# # P2 · 代码 03：共享内存、同步与归约 · Code 03: shared memory, synchronization and reduction
+# # P2 · 代码 03：共享内存、同步与归约 · Code 03: shared memory, synchronisation and reduction
 #
 # bank 冲突与跨度；漏写 `__syncthreads()` 的数组反转；并行归约的五个版本；warp shuffle。
 # Bank conflicts by stride; reversing an array without `__syncthreads()`; five versions of a

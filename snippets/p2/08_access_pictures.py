@@ -14,13 +14,14 @@
 import numpy as np
 
 from simtdocs import access_alt, access_caption, draw_access, launch
-from simtdocs.docs import Figure, glue, show
+from simtdocs.docs import Figure, _, glue, show
 
 
-def picture(record):
-    """One traced access as a figure, drawn in the page's language."""
+def picture(record, what):
+    """One traced access as a figure, drawn in the page's language; ``what`` says which access
+    it is, before the caption says how to read it."""
     return Figure(lambda: draw_access(record), alt=access_alt(record),
-                  caption=access_caption(record))
+                  caption=_("{what} {how}", what=what, how=access_caption(record)))
 # --8<-- [end:setup]
 
 
@@ -41,8 +42,8 @@ STRIDE = 2
 a = np.zeros(1024, np.float32)
 contiguous = launch(read, grid=1, block=32, args=(a, 1), trace=(0, 0)).trace[0]  # warp 0 of block 0
 strided = launch(read, grid=1, block=32, args=(a, STRIDE), trace=(0, 0)).trace[0]
-contiguous_figure = picture(contiguous)
-strided_figure = picture(strided)
+contiguous_figure = picture(contiguous, _("Neighbouring lanes read neighbouring floats."))
+strided_figure = picture(strided, _("Lane l reads float {stride}·l.", stride=STRIDE))
 # --8<-- [end:coalescing]
 
 # --8<-- [start:coalescing_numbers]
@@ -87,7 +88,7 @@ A, B = np.zeros(N * N, np.float32), np.zeros(N * N, np.float32)
 stats = launch(transpose_naive, grid=(N // TILE, N // TILE), block=(TILE, ROWS), args=(A, B, N),
                trace=(0, 0))  # warp 0 of block (0, 0): the 32 threads with ty = 0
 row_read, column_write = stats.trace[:2]  # the loop's first pass: one load, one store
-column_figure = picture(column_write)
+column_figure = picture(column_write, _("The naive transpose's store: lane l writes row l of a column of B."))
 # --8<-- [end:naive_write]
 
 # --8<-- [start:naive_write_numbers]
@@ -123,8 +124,8 @@ def column_read(blk, row_words):
 ROW, PADDED_ROW = 32, 33  # words per row of the tile: tile[32][32] and tile[32][33]
 conflict = launch(column_read, grid=1, block=32, args=(ROW,), trace=(0, 0)).trace[-1]  # the load
 padded = launch(column_read, grid=1, block=32, args=(PADDED_ROW,), trace=(0, 0)).trace[-1]
-conflict_figure = picture(conflict)
-padded_figure = picture(padded)
+conflict_figure = picture(conflict, _("Rows of {row} words: lane l reads word {row}·l.", row=ROW))
+padded_figure = picture(padded, _("Rows of {row} words: lane l reads word {row}·l.", row=PADDED_ROW))
 # --8<-- [end:banks]
 
 # --8<-- [start:banks_numbers]
@@ -165,7 +166,7 @@ x = np.ones(512, np.float32)
 reduction = launch(reduce_v2, grid=2, block=256, args=(x, np.zeros(2, np.float32)), trace=(0, 0))
 first_step = reduction.trace[2:5]  # after x's load and sdata[tid]'s store: s = 1 loads twice, stores once
 reduce_access = max(first_step, key=lambda r: len(r.wavefronts))  # the first of the worst: sdata[2 * tid]
-reduce_figure = picture(reduce_access)
+reduce_figure = picture(reduce_access, _("Reduction version 2, first step: lane l reads sdata[2l]."))
 # --8<-- [end:reduce_trace]
 
 # --8<-- [start:reduce_v2_numbers]

@@ -113,3 +113,16 @@ def test_sections_the_glossary_names_carry_the_term(tmp_path):
     assert "terms" not in en["p2/#other"]
     assert split["en"]["config"]["fields"] == {"title": {"boost": 1000.0}, "terms": {"boost": 1e4}}
     assert split["zh"]["config"]["fields"] == {"title": {"boost": 1000.0}}
+
+
+def test_straight_quotes_in_prose_become_typographic_ones():
+    """Issue 27: English prose used straight quotes; code, scripts and attributes keep theirs."""
+    from simtdocs.docs.a11y import curly_quotes
+
+    page = ('<html><head><title>"t"</title></head><body><p>Little\'s law, "sync left out" and '
+            '<code>"x"</code>, then (\'a\') &quot;b&quot;</p><script>var a = "x";</script>'
+            '<a title="it\'s">it\'s</a></body></html>')
+    assert curly_quotes(page) == (
+        '<html><head><title>"t"</title></head><body><p>Little’s law, “sync left out” and '
+        '<code>"x"</code>, then (‘a’) “b”</p><script>var a = "x";</script>'
+        '<a title="it\'s">it’s</a></body></html>')

@@ -28,6 +28,13 @@ def test_items_are_numbered_by_section_and_labels_resolve():
     assert "图 5.1</span>：Sectors." in zh and "表 5.2</span>：Second" in zh
 
 
+def test_a_page_without_numbered_sections_numbers_through_the_page():
+    """One rule (issue 27): "Table 3.1" only where a section is numbered 3."""
+    html = '<h2>Intro</h2><table></table><h2>More</h2><table></table><figure class="simt-figure"><img></figure>'
+    out, _ = numbering.number(html, "zh")
+    assert re.findall(r'simt-number">([^<]*)<', out) == ["表 1", "表 2", "图 1"]
+
+
 def test_inserting_a_figure_renumbers_the_rest():
     one = '<h2>3. X</h2><figure class="simt-figure"><img></figure><p id="fig-b">Figure:</p>'
     two = '<h2>3. X</h2><figure class="simt-figure"><img></figure>' + one.split("</h2>")[1]

@@ -63,6 +63,14 @@ def test_trim_svg_rounds_coordinates_and_keeps_ids():
     assert hook.svg_size_px(out) == (544, 359)  # 1 pt = 4/3 px
 
 
+def test_a_figure_is_shipped_larger_than_drawn():
+    """Its natural size is FIGURE_ZOOM times the drawn one, the drawing (the viewBox) unchanged:
+    the lightbox's full size has readable labels (issue 27)."""
+    out = hook.trim_svg('<svg width="300pt" height="150pt" viewBox="0 0 300 150"><g/></svg>')
+    assert out == '<svg width="450.00pt" height="225.00pt" viewBox="0 0 300 150"><g/></svg>'
+    assert hook.svg_size_px(out) == (600, 300)
+
+
 def test_figures_become_files_once_per_content(tmp_path):
     svg = '<svg xmlns="http://www.w3.org/2000/svg" width="30pt" height="15pt"><path d="M 0 0 L 1.123456 2"/></svg>'
     data = base64.b64encode(svg.encode()).decode()
@@ -73,6 +81,10 @@ def test_figures_become_files_once_per_content(tmp_path):
     rel = f"../../assets/figures/{files[0].name}"
     assert out == (f'<p>a</p><img src="{rel}" alt="the plot" loading="lazy" decoding="async" width="40" height="20">'
                    f'<img src="{rel}" alt="again" loading="lazy" decoding="async" width="40" height="20">')
+    # the lightbox's link to the full-size figure points at the same file, not at a second copy inline
+    linked = hook.figures_as_files(f'<a class="glightbox" href="data:image/svg+xml;base64,{data}">'
+                                   f'<img src="data:image/svg+xml;base64,{data}" alt="x"></a>', "en/p2/", tmp_path, "x")
+    assert linked.startswith(f'<a class="glightbox" href="{rel}"><img src="{rel}"') and "base64" not in linked
 
 
 def test_a_tex_error_names_the_page_and_the_formula():

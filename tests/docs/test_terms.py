@@ -25,4 +25,16 @@ def test_the_glossary_table_lists_every_term_and_its_variants():
     assert len(table.rows) == len(TERMS)
     rows = {row[1]: row for row in table.rows}
     assert rows["Little's law"][0] == "利特尔定律" and "Little 定律" in rows["Little's law"][2]
-    assert rows["thread"][2] == "–"
+    assert rows["thread"][2] == rows["thread"][3] == "–"
+    # each language's variants in its own column: "kernel" is avoided on the Chinese pages only
+    assert list(rows["kernel"][2:]) == ["kernel", "–"]
+    assert rows["wave quantisation"][3] == "wave quantization"
+    for zh, en, zh_variants, en_variants in TERMS:  # no form is its own language's variant
+        assert zh.split("（")[0] not in zh_variants and en not in en_variants
+
+
+def test_a_chinese_page_glosses_a_term_with_its_english_form():
+    """Issue 27: the Chinese lectures glossed 波量化 as "wave quantization", a form the table lists as not used."""
+    found = {f.variant for f in check_page("尾效应（tail effect，也叫 wave quantization）。\n", "a.md")}
+    assert found == {"wave quantization"}
+    assert check_page("也叫波量化（wave quantisation）。\n", "a.md") == []

@@ -4,7 +4,8 @@ The build (``hooks/numbering.py``) post-processes each lecture page's HTML:
 
 - every figure (``<figure class="simt-figure">``) and every table is numbered by the
   section it sits in: "Figure 5.2" is the second figure of §5 (the number the ``## 5. …``
-  heading starts with; an unnumbered page counts its ``##`` sections). Inserting a figure
+  heading starts with). A page whose sections carry no numbers (the home page, the
+  glossary) numbers them through the page: "Table 1", "Table 2". Inserting a figure
   renumbers the rest, in both languages, because nothing is typed;
 - a caption paragraph right after a block labels what the block showed and gives a table
   its caption, with the attribute list on a line of its own (as attr_list wants it)::
@@ -47,12 +48,12 @@ SECTION_NUMBER = re.compile(r"^\s*(?:<[^>]+>\s*)*(\d+)[.\s]")
 
 
 def _section_numbers(content: str) -> list[tuple[int, str]]:
-    """(offset in the HTML, section number) of every <h2>, in order."""
-    out = []
-    for k, m in enumerate(H2.finditer(content), start=1):
-        num = SECTION_NUMBER.match(m.group(1))
-        out.append((m.start(), num.group(1) if num else str(k)))
-    return out
+    """(offset in the HTML, section number) of every <h2>, in order; empty on a page whose
+    sections carry no numbers (its figures and tables are numbered 1, 2, … through the page)."""
+    found = [(m.start(), SECTION_NUMBER.match(m.group(1))) for m in H2.finditer(content)]
+    if not any(num for _, num in found):
+        return []
+    return [(start, num.group(1) if num else str(k)) for k, (start, num) in enumerate(found, start=1)]
 
 
 def _section_at(sections: list[tuple[int, str]], offset: int, default: str) -> str:
@@ -73,9 +74,9 @@ def number(content: str, lang: str, default_section: str = "0") -> tuple[str, di
     counters: dict[tuple[str, str], int] = {}
     names: dict[int, str] = {}  # offset of the item -> "Figure 5.2"
     for offset, kind, _ in items:
-        sec = _section_at(sections, offset, default_section)
+        sec = _section_at(sections, offset, default_section) if sections else ""
         counters[(kind, sec)] = counters.get((kind, sec), 0) + 1
-        names[offset] = f"{words[kind]} {sec}.{counters[(kind, sec)]}"
+        names[offset] = f"{words[kind]} {sec + '.' if sec else ''}{counters[(kind, sec)]}"
 
     labels: dict[str, str] = {}
     captions: dict[int, tuple[str, str, bool]] = {}  # item offset -> (label, caption html, cited)
