@@ -531,13 +531,18 @@ def test_pass_axes_refuses_a_pass_that_is_not_a_box():
     bx, by, _ = block_variables(g2, 0, 12)
     form = ((bx * 2 + g2.tx) * 8 + by * 2 + g2.ty).form
     mem = np.arange(48)
-    for first, blocks in ((1, 3), (3, 4), (0, 2)):  # starting or ending mid-row
+    for first, blocks in ((1, 3), (3, 4)):  # starting mid-row and running into the next
         assert affine.pass_axes(form, first, blocks) is None
         assert affine.strided_view(mem, form, first, blocks) is None
+    # Part of one row is a box: blocks (1, 0) and (2, 0), thread (x, y) at (2·bx + x)·8 + y.
+    view = affine.strided_view(mem, form, 1, 2)
+    assert view.shape == (2, 1, 2, 2)
+    assert [int(v) for v in view.reshape(-1)] == [(2 * b + x) * 8 + y for b in (1, 2) for y in (0, 1) for x in (0, 1)]
     g3 = Geometry((2, 2, 3), (1, 1, 1))
     bx, by, bz = block_variables(g3, 0, 12)
     form = (bx + 2 * by + 4 * bz).form
-    assert affine.pass_axes(form, 2, 2) is None  # a whole row of a 3-D grid, not a whole plane
+    assert affine.pass_axes(form, 3, 2) is None  # the end of one row and the start of the next
+    assert affine.pass_axes(form, 2, 4) is None  # two rows of a 3-D grid, not a whole plane
     assert affine.pass_axes(form, 4, 4) is not None
 
 

@@ -255,6 +255,8 @@ def pass_axes(form: Form, first: int, blocks: int):
         return (0, 0, first // (gdx * gdy)), [(blocks // (gdx * gdy), cz), (gdy, cy), (gdx, cx)]
     if gdz == 1 and first % gdx == 0 and blocks % gdx == 0:
         return (0, first // gdx, 0), [(blocks // gdx, cy), (gdx, cx)]
+    if first // gdx == (first + blocks - 1) // gdx:  # part of one row of blocks
+        return (first % gdx, first // gdx % gdy, first // (gdx * gdy)), [(blocks, cx)]
     return None
 
 

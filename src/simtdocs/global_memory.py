@@ -18,7 +18,7 @@ from . import affine, atomics
 from . import diagnostics
 from .arguments import byte_offset, writable
 from .diagnostics import name_in_kernel
-from .global_runs import contiguous, contiguous_start, count, strided
+from .global_runs import contiguous, contiguous_start, count, strided, strided_by_runs
 from .indexing import flat_index, per_thread
 from .memory import SECTOR_BYTES, distinct_per_warp
 
@@ -42,7 +42,12 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
             run = (form.at(blk._geo.block(blk.first)), step)
         else:
             run = None
-            done = strided(blk, site, c, lanes, kind, array, form, width, value, base) if inside else NotImplemented
+            if inside:
+                done = strided(blk, site, c, lanes, kind, array, form, width, value, base)
+            elif lanes.mask is not None:  # the threads outside may all be masked off
+                done = strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base)
+            else:
+                done = NotImplemented
             if done is not NotImplemented:
                 return done
     else:

@@ -11,7 +11,7 @@ from . import affine
 from .arguments import writable
 from .indexing import per_thread
 from .memory import SECTOR_BYTES, distinct_per_warp
-from .threads import WARP_SIZE
+from .threads import WARP_SIZE, Lanes
 
 
 def count(blk, c, lanes, lane_bytes: int, sectors: int) -> None:
@@ -214,3 +214,58 @@ def _copy(target: np.ndarray, source: np.ndarray, memory: np.ndarray) -> None:
         target, source = fold(target), fold(source)
         order.remove(len(order) - 1)
     target.transpose(order)[...] = source.transpose(order)
+
+
+class _Blocks:
+    """Some consecutive blocks of a pass, as ``strided`` sees a pass."""
+
+    def __init__(self, blk, start: int, stop: int):
+        self.first, self.nblocks, self.nthreads = blk.first + start, stop - start, blk.nthreads
+        self._issue = blk._issue
+
+
+def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
+    """``strided`` for a pass where some blocks run none of the access (a guard such as
+    ``if (row < n && col < n)`` on a grid rounded up to whole blocks) and every thread of the
+    blocks that do run it is inside the array: each run of consecutive active blocks moves
+    through its own strided view, and a block with no active lane costs nothing."""
+    geo = lanes.geo
+    active = lanes.mask.any(axis=1)
+    itemsize = array.dtype.itemsize
+    lane_bytes = itemsize * width
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], active.astype(np.int8), [0]])))
+    starts, stops = edges[::2], edges[1::2]
+    if starts.size > 256:
+        return NotImplemented  # scattered blocks: the general path is as good
+    if (base + form.const * itemsize) % lane_bytes or any(k * itemsize % lane_bytes for k in form.coefs):
+        return NotImplemented
+    # Every check first: nothing is counted or moved unless every run can go this way.
+    k = form.coefs
+    threads = form.const + k[3] * np.asarray(geo.tx, np.int64) + k[4] * np.asarray(geo.ty, np.int64) \
+        + k[5] * np.asarray(geo.tz, np.int64)
+    ids = np.arange(blk.first, blk.first + blk.nblocks, dtype=np.int64)
+    gx, gy = geo.grid[0], geo.grid[1]
+    blocks = k[0] * (ids % gx) + k[1] * (ids // gx % gy) + k[2] * (ids // (gx * gy))
+    mem = array.reshape(-1) if kind == "read" else writable(array).reshape(-1)
+    for a, b in zip(starts, stops):
+        lo, hi = blocks[a:b].min() + threads.min(), blocks[a:b].max() + threads.max()
+        if lo < 0 or hi + width > mem.size:
+            return NotImplemented
+        view = affine.strided_view(mem, form, blk.first + int(a), int(b - a), width)
+        if view is None or (kind == "write" and not affine.one_to_one(view)):
+            return NotImplemented
+    shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())
+    out = np.zeros(shape, array.dtype) if kind == "read" else None
+    if kind == "write":
+        value = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value", shape[2:])
+    for a, b in zip(starts, stops):
+        a, b = int(a), int(b)
+        rows = lanes.mask[a:b]
+        part = Lanes(geo, blk.first + a, b - a, None if rows.all() else rows)  # whole blocks: counted as one
+        got = strided(_Blocks(blk, a, b), site, c, part, kind, array, form, width,
+                      None if value is None else value[a:b], base)
+        if kind == "read":
+            out[a:b] = got
+    if starts.size == 0:
+        count(blk, c, lanes, lane_bytes, 0)
+    return out

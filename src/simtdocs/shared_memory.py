@@ -15,6 +15,7 @@ from . import diagnostics
 from .diagnostics import RACE_KINDS, LaunchError, Race, index_text
 from .global_memory import LANE_BYTES
 from .indexing import flat_index, per_thread
+from .threads import Lanes
 from .memory import distinct_per_warp, phases, wavefronts
 
 #: Static ``__shared__`` per block that nvcc accepts; more must be dynamic and opted in.
@@ -27,20 +28,24 @@ class Shared:
     """A ``__shared__`` array: one copy per block, read and written with ``blk.load/store``.
 
     The bookkeeping tables (who read and wrote each element this phase, from which line,
-    and whether it was ever written) are kept for one block only while every access so far
-    had the same index and mask in every block, which is how tiles are indexed (by
-    ``tx``, ``ty``); they are copied out to every block of the pass at the first access
-    that differs between blocks.
+    and whether it was ever written) are kept per *row*: blocks that have done exactly the
+    same things to the array so far share one row. While every access has the same index
+    and the same lanes in every block, which is how tiles are indexed (by ``tx``, ``ty``),
+    there is one row for the whole pass. A guard that leaves some blocks out entirely (the
+    extra blocks of a grid rounded up, a boundary guard) splits the rows in two, not into
+    one per block; only an access that differs in other ways gives every block its own.
     """
 
     TABLES = ("writers", "readers", "last_write", "last_read", "lane_write", "read_warp", "read_lanes", "written",
               "_stamp")
+    #: Beyond this many rows, every block gets its own (the rows would cost more than they save).
+    MAX_ROWS = 8
 
     def __init__(self, name: str, shape: tuple[int, ...], dtype, blocks: int, dynamic: bool = False):
         self.name, self.shape, self.dtype, self.dynamic = name, shape, np.dtype(dtype), dynamic
         size = int(np.prod(shape))
         self.data = np.zeros((blocks, size), self.dtype)
-        self.uniform = True  # the tables describe every block of the pass at once
+        self.row_of = None  # the table row of each block of the pass; None: one row for all
         self.writers = np.zeros(size, np.uint32)  # a bit per warp, this barrier phase
         self.readers = np.zeros(size, np.uint32)
         self.last_write = np.full(size, -1, np.int32)  # site id of the latest write
@@ -62,23 +67,67 @@ class Shared:
     def nbytes(self) -> int:
         return self.size * self.dtype.itemsize
 
+    @property
+    def uniform(self) -> bool:
+        """One row of tables describes every block of the pass."""
+        return self.row_of is None
+
+    @property
+    def per_block_rows(self) -> bool:
+        """Every block has its own row, row b for block b."""
+        return self.row_of is not None and self.row_of.size == self.writers.size // self.size and \
+            self.row_of.size == self.data.shape[0] and bool((self.row_of == np.arange(self.row_of.size)).all())
+
+    def _regroup(self, rows: np.ndarray, row_of) -> None:
+        """New tables: row k a copy of old row ``rows[k]``; ``row_of`` maps blocks to the new rows."""
+        for name in self.TABLES:
+            table = getattr(self, name)
+            setattr(self, name, table.reshape(-1, self.size)[rows].reshape(-1))
+        self.row_of = row_of
+
     def per_block(self) -> None:
-        """Give every block of the pass its own tables (a copy of the shared ones)."""
-        if self.uniform:
-            for name in self.TABLES:
-                setattr(self, name, np.tile(getattr(self, name), self.data.shape[0]))
-            self.uniform = False
+        """Give every block of the pass its own row of tables (a copy of its row)."""
+        if not self.per_block_rows:
+            old = np.zeros(self.data.shape[0], np.int64) if self.row_of is None else self.row_of
+            self._regroup(old, np.arange(self.data.shape[0]))
+
+    def split(self, active: np.ndarray | None):
+        """Rows for an access that the ``active`` blocks (all when None) make alike: blocks
+        that shared a row and are both in or both out keep sharing one. Returns
+        ``[(row, blocks), …]`` for the active blocks, in the order of their first block, or
+        None when that would take more than ``MAX_ROWS`` rows (the caller then goes per block)."""
+        B = self.data.shape[0]
+        if self.row_of is None and (active is None or active.all()):
+            return [(0, np.arange(B))]
+        old = np.zeros(B, np.int64) if self.row_of is None else self.row_of
+        pair = old * 2 + (1 if active is None else active)
+        kinds, row_of = np.unique(pair, return_inverse=True)
+        if kinds.size > self.MAX_ROWS:
+            return None
+        self._regroup(kinds // 2, None if kinds.size == 1 else row_of.astype(np.int64))
+        rows = np.zeros(B, np.int64) if self.row_of is None else self.row_of
+        out = []
+        for r in np.unique(rows if active is None else rows[active]):
+            blocks = np.flatnonzero(rows == r)
+            out.append((int(r), blocks))
+        return sorted(out, key=lambda rb: rb[1][0])
 
     def new_phase(self, blocks=None) -> None:
         """Forget who touched what in the ``blocks`` (all by default) that passed a barrier."""
-        if blocks is not None and self.uniform and not blocks.all():
-            self.per_block()
+        rows = None
+        if blocks is not None and not blocks.all():
+            found = self.split(blocks)
+            if found is None:
+                self.per_block()
+                rows = np.flatnonzero(blocks)
+            else:
+                rows = np.array([r for r, _ in found], np.int64)
         for table, empty in ((self.writers, 0), (self.readers, 0), (self.last_write, -1), (self.last_read, -1),
                              (self.lane_write, -1), (self.read_warp, -1), (self.read_lanes, 0)):
-            if blocks is None or self.uniform:
+            if rows is None:
                 table[:] = empty
             else:
-                table.reshape(self.data.shape)[blocks] = empty
+                table.reshape(-1, self.size)[rows] = empty
 
     def syncwarp(self, passed: np.ndarray) -> None:
         """The lanes that passed a ``__syncwarp``: ``passed`` (blocks, warps) holds a bit per
@@ -87,7 +136,7 @@ class Shared:
         if passed.shape[0] > 1:
             self.per_block()
         size = self.size
-        if self.uniform or passed.shape[0] == 1:
+        if passed.shape[0] == 1:  # the same lanes in every block: every row alike
             block = np.zeros(self.lane_write.size, np.int64)
         else:
             block = np.arange(self.lane_write.size) // size
@@ -139,9 +188,24 @@ def allocate(blk, shape, dtype, name: str, dynamic: bool) -> Shared:
     return arr
 
 
-def _same_in_every_block(index, lanes) -> bool:
+def _pattern(blk, index, lanes):
+    """``(lanes of one block, active blocks)`` when every block that runs this access runs it
+    with the same index and the same lanes, and the other blocks run none of it (a guard
+    that leaves out whole blocks); ``active`` is None when every block runs it. Else None."""
     parts = index if isinstance(index, tuple) else (index,)
-    return lanes.uniform and all(np.ndim(i) < 2 or np.shape(i)[0] == 1 for i in parts)
+    if not all(np.ndim(i) < 2 or np.shape(i)[0] == 1 for i in parts):
+        return None
+    if lanes.uniform:
+        return lanes.single(), None
+    m = lanes.mask
+    some = m.any(axis=1)
+    if not some.any():
+        return None
+    f = int(np.argmax(some))
+    pattern = m[f:f + 1]
+    if not ((m == pattern).all(axis=1) | ~some).all():
+        return None
+    return Lanes(lanes.geo, lanes.first + f, 1, pattern), some
 
 
 def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, value=None, op=None, compare=None):
@@ -152,9 +216,10 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
         raise ValueError(f"{site}: a thread can move 1, 2, 4, 8 or 16 bytes at once, not {lane_bytes}")
     tools = blk._L.tools
     B = blk.nblocks
-    # An access with the same index and mask in every block is counted for one block.
-    counted_once = _same_in_every_block(index, lanes)
-    one = lanes.single() if counted_once else lanes
+    # An access with the same index and lanes in every block that runs it is counted for one
+    # block, times the blocks that run it.
+    pattern = _pattern(blk, index, lanes)
+    one = lanes if pattern is None else pattern[0]
     flat, bad, report = flat_index(arr.name, arr.shape, index, one, width, site)
     if bad is not None and "memcheck" in tools:
         report("__shared__", kind, itemsize)
@@ -166,24 +231,104 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
     word = flat * itemsize // 4
     words = word[..., None] + np.arange(k) if k > 1 else word[..., None]
     done, ideal = wavefronts(*phases(one.geo.rows(words), one.row_mask))
-    c.shared_wavefronts += done * (B if counted_once else 1)
-    c.shared_ideal_wavefronts += ideal * (B if counted_once else 1)
+    times = 1 if pattern is None else B if pattern[1] is None else int(np.count_nonzero(pattern[1]))
+    c.shared_wavefronts += done * times
+    c.shared_ideal_wavefronts += ideal * times
     c.shared_requests += blk._issue(c, lanes)
+    if pattern is not None and kind != "atomic":
+        rows = arr.split(pattern[1])
+        if rows is not None:
+            return _by_rows(blk, site, kind, arr, rows, one, flat, bad, width, value, lane_bytes)
+    return _per_block(blk, site, c, lanes, kind, arr, flat, bad, width, value, op, compare, lane_bytes)
 
-    # The tables too, while they are still shared by all blocks and this access keeps them so.
-    same = counted_once and arr.uniform and kind != "atomic"
-    repeat = B if same else 1
+
+def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, lane_bytes):
+    """The access for blocks that share rows of tables (``rows``: ``[(row, blocks), …]``),
+    all with the same lanes ``one`` and the same ``flat`` index (of one block): the checks
+    once per row, then the data of every block that runs it in one move."""
+    tools = blk._L.tools
+    B, T = blk.nblocks, blk.nthreads
+    run = one if bad is None else one.without(bad)
+    _, t = run.threads
+    elements = flat[0, t]
+    thread = t
+    if width > 1:
+        elements = (elements[:, None] + np.arange(width)).reshape(-1)
+        thread = np.repeat(t, width)
+    warp, lane = thread // 32, thread % 32
+    extra = (width,) if width > 1 else ()
+    for r, blocks in rows:
+        key = r * arr.size + elements
+        if kind == "read" and "initcheck" in tools:
+            unwritten = ~arr.written[key]
+            if unwritten.any():
+                first = Lanes(one.geo, blk.first + int(blocks[0]), 1, run.mask)
+                _uninitialized(arr, site, first, int(np.argmax(unwritten)) // width,
+                               int(key[np.argmax(unwritten)]), lane_bytes)
+        if "racecheck" in tools:
+            _hazards(blk, arr, site, kind, key, warp, lane, blocks)
+        if kind == "write":
+            arr.written[key] = True
+    active = None
+    if sum(blocks.size for _, blocks in rows) < B:
+        active = np.zeros(B, bool)
+        for _, blocks in rows:
+            active[blocks] = True
+    cols, lanes_at = _run(elements), _run(t)
+    if kind == "read":
+        if isinstance(cols, slice):
+            got = arr.data[:, cols].copy()  # a slice is a view: the value must not change with memory
+        else:
+            got = np.take(arr.data, cols, axis=1)
+        got = got.reshape((B, -1) + extra)
+        if run.all:
+            out = got
+        else:
+            out = np.zeros((B, T) + extra, arr.dtype)
+            out[:, lanes_at] = got
+        if active is not None:
+            out[~active] = 0
+        return out
+    values = per_thread(np.asarray(value, dtype=arr.dtype), B, T, site, "value", extra)
+    new = values[:, lanes_at].reshape(B, -1)
+    _put_columns(arr.data, elements, cols, new, active)
+    return None
+
+
+def _put_columns(data: np.ndarray, elements: np.ndarray, cols, new: np.ndarray, active) -> None:
+    """``data[active, elements] = new[active]`` (every block when ``active`` is None). numpy
+    scatters along a row slowly, so a permutation of a run of elements (a transposed tile)
+    is turned into a gather of ``new`` instead."""
+    if elements.size == 0:
+        return
+    if not isinstance(cols, slice):
+        lo = int(elements.min())
+        n = elements.size
+        if int(elements.max()) - lo + 1 == n and np.bincount(elements - lo, minlength=n).max() == 1:
+            inverse = np.empty(n, np.int64)
+            inverse[elements - lo] = np.arange(n)
+            cols, new = slice(lo, lo + n), np.take(new, inverse, axis=1)
+    if active is None:
+        data[:, cols] = new  # repeated elements: the later lane's value stays, as numpy leaves it
+    elif isinstance(cols, slice):
+        data[active, cols] = new[active]
+    else:
+        data[np.flatnonzero(active)[:, None], cols[None, :]] = new[active]
+
+
+def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, op, compare, lane_bytes):
+    """The access with a row of tables for every block, lane by lane over the pass."""
+    tools = blk._L.tools
+    B = blk.nblocks
     # An atomic leaves the race tables alone and, once every element is written, initcheck's
     # too: it does not need tables per block.
     tables_too = not (kind == "atomic" and arr.uniform and arr.written.all())
-    if not same:
-        if tables_too:
-            arr.per_block()
-        flat = np.broadcast_to(flat, (B, blk.nthreads))
-        bad = None if bad is None else np.broadcast_to(bad, (B, blk.nthreads))
-        one = lanes
-    run = one if bad is None else one.without(bad)
-    if run.all and not same:  # every lane of every block: the lanes in serial order are a reshape
+    if tables_too:
+        arr.per_block()
+    flat = np.broadcast_to(flat, (B, blk.nthreads))
+    bad = None if bad is None else np.broadcast_to(bad, (B, blk.nthreads))
+    run = lanes if bad is None else lanes.without(bad)
+    if run.all:  # every lane of every block: the lanes in serial order are a reshape
         b, t = np.arange(B)[:, None], np.arange(blk.nthreads)[None, :]
         key = (b * arr.size + flat).reshape(-1)
         thread = np.broadcast_to(t, (B, blk.nthreads)).reshape(-1)
@@ -203,27 +348,17 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
             if unwritten.any():
                 _uninitialized(arr, site, run, int(np.argmax(unwritten)) // width, int(key[np.argmax(unwritten)]), lane_bytes)
         if "racecheck" in tools:
-            _hazards(blk, arr, site, "read", key, warp, thread % 32, repeat)
-        if same:
-            got = arr.data[:, _run(key)].reshape((B, -1) + extra)
-            if run.all:
-                return got.copy()  # a slice is a view: the value must not change with memory
-            out = np.zeros((B, blk.nthreads) + extra, arr.dtype)
-            out[:, _run(t)] = got
-        elif run.all:
-            out = data[key].reshape((B, blk.nthreads) + extra)
-        else:
-            out = np.zeros((B, blk.nthreads) + extra, arr.dtype)
-            out[b, t] = data[key].reshape((-1,) + extra)
+            _hazards(blk, arr, site, "read", key, warp, thread % 32)
+        if run.all:
+            return data[key].reshape((B, blk.nthreads) + extra)
+        out = np.zeros((B, blk.nthreads) + extra, arr.dtype)
+        out[b, t] = data[key].reshape((-1,) + extra)
         return out
     values = per_thread(np.asarray(value, dtype=arr.dtype), B, blk.nthreads, site, "value", extra)
     if kind == "write":
         if "racecheck" in tools:
-            _hazards(blk, arr, site, "write", key, warp, thread % 32, repeat)
-        if same:
-            arr.data[:, _run(key)] = values[:, _run(t)].reshape(B, -1)
-        else:
-            data[key] = values[b, t].reshape(-1)
+            _hazards(blk, arr, site, "write", key, warp, thread % 32)
+        data[key] = values[b, t].reshape(-1)
         arr.written[key] = True
         return None
     cmp = None
@@ -261,13 +396,13 @@ def _mark(table: np.ndarray, key: np.ndarray, bit: np.ndarray) -> None:
         np.bitwise_or.at(table, key[lost], bit[lost])
 
 
-def _hazards(blk, arr: Shared, site, kind: str, key, warp, lane, repeat: int) -> None:
+def _hazards(blk, arr: Shared, site, kind: str, key, warp, lane, blocks=None) -> None:
     """Check one access of the lanes ``lane`` of warps ``warp`` (in serial order) against
     this phase, then log it: between warps, against every other warp that touched the
     element (earlier warps of this very store included); inside a warp, against another
     lane whose access no ``syncwarp`` has ordered yet (not against lanes of this same
-    instruction). With ``repeat`` > 1 the keys are one block's and stand for that many
-    blocks of the pass.
+    instruction). ``blocks`` (of the pass), when given, are the blocks that share the keys'
+    row of tables and run this access; else each key's row is its block.
     """
     L = blk._L
     sid = L.site_id(site)
@@ -327,7 +462,8 @@ def _hazards(blk, arr: Shared, site, kind: str, key, warp, lane, repeat: int) ->
                 who = dict(other_warp=(o & -o).bit_length() - 1)
             else:
                 who = dict(other_warp=w, lane=int(lane[h]), other_lane=int(other_lane[h]))
-            for block in range(blk.first + b, blk.first + b + repeat):
+            for block in ([blk.first + b] if blocks is None else blk.first + blocks):
+                block = int(block)
                 L.race_log.append((block, seq, rank, Race(
                     RACE_KINDS[rank], blk._geo.block(block), w, array=arr.name, address=element, site=site,
                     index=index_text(element, arr.shape), other_site=other, **who)))

@@ -1,0 +1,109 @@
+"""Blocks that run nothing: a grid rounded up past the data, as the OLCF transpose exercise
+launches 129 × 129 blocks of 32 × 32 for a 4096² matrix (here at a size the reference can run).
+
+The padded launch must give the exact launch's data and memory counters, on both engines and
+at every batching: the extra blocks only evaluate the guard. Their cost belongs in
+benchmarks (``benchmarks/zoo.py``); here, the answers.
+"""
+
+import numpy as np
+import pytest
+
+from simtdocs import launch, reference
+
+M = 96  # 3 × 3 tiles of 32
+
+
+def naive(blk, a, c, m):
+    row = blk.by * blk.bdy + blk.ty
+    col = blk.bx * blk.bdx + blk.tx
+    ok = blk.branch((row < m) & (col < m))
+    blk.store(c, col * m + row, blk.load(a, row * m + col, mask=ok), mask=ok)
+
+
+def tiled(blk, a, c, m):
+    tile = blk.shared((32, 33), np.float64, name="tile")
+    x0, y0 = blk.bx * 32, blk.by * 32
+    for j in range(0, 32, blk.bdy):  # 32 × 8 threads: four rows each
+        ok = blk.branch((y0 + blk.ty + j < m) & (x0 + blk.tx < m))
+        blk.store(tile, (blk.ty + j, blk.tx), blk.load(a, (y0 + blk.ty + j) * m + x0 + blk.tx, mask=ok), mask=ok)
+    blk.sync()
+    for j in range(0, 32, blk.bdy):
+        ok = blk.branch((x0 + blk.ty + j < m) & (y0 + blk.tx < m))
+        blk.store(c, (x0 + blk.ty + j) * m + y0 + blk.tx, blk.load(tile, (blk.tx, blk.ty + j), mask=ok), mask=ok)
+
+
+def stencil(blk, u, v, n):
+    """A 3-D 7-point stencil with a shared halo in x, guarded at the faces."""
+    s = blk.shared((blk.bdz, blk.bdy, blk.bdx + 2), np.float32, name="s")
+    x, y, z = blk.bx * blk.bdx + blk.tx, blk.by * blk.bdy + blk.ty, blk.bz * blk.bdz + blk.tz
+    inside = (x < n) & (y < n) & (z < n)
+    blk.store(s, (blk.tz, blk.ty, blk.tx + 1), blk.load(u, (z, y, x), mask=inside), mask=inside)
+    left = inside & (blk.tx == 0) & (x > 0)
+    blk.store(s, (blk.tz, blk.ty, blk.tx), blk.load(u, (z, y, x - 1), mask=left), mask=left)
+    right = inside & ((blk.tx == blk.bdx - 1) | (x == n - 1)) & (x < n - 1)
+    blk.store(s, (blk.tz, blk.ty, blk.tx + 2), blk.load(u, (z, y, x + 1), mask=right), mask=right)
+    blk.sync()
+    core = inside & (x > 0) & (x < n - 1) & (y > 0) & (y < n - 1) & (z > 0) & (z < n - 1)
+    total = blk.load(s, (blk.tz, blk.ty, blk.tx), mask=core) + blk.load(s, (blk.tz, blk.ty, blk.tx + 2), mask=core)
+    for dz, dy in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        total = total + blk.load(u, (z + dz, y + dy, x), mask=core)
+    blk.store(v, (z, y, x), total - 6 * blk.load(s, (blk.tz, blk.ty, blk.tx + 1), mask=core), mask=core)
+
+
+# Barriers are not among them: every block of the grid, padding included, passes each sync.
+MEMORY = ("sectors", "requests", "requested_bytes", "shared_wavefronts", "shared_ideal_wavefronts",
+          "shared_requests")
+
+
+def runs(kernel, grid, block, make):
+    """(exact, padded) × (reference, fast batched, fast one block per pass): outputs and stats."""
+    out = {}
+    for name, g in (("exact", grid), ("padded", tuple(d + 1 for d in grid))):
+        for engine, kw in ((reference.launch, {}), (launch, {}), (launch, {"blocks_per_pass": 1})):
+            args = make()
+            stats = engine(kernel, g, block, args=args, **kw)
+            out.setdefault(name, []).append((args, stats))
+    return out
+
+
+@pytest.mark.parametrize("kernel, block", [(naive, (32, 8)), (tiled, (32, 8))])
+def test_a_padded_transpose_moves_and_counts_what_the_exact_one_does(kernel, block):
+    a = np.random.default_rng(5).random(M * M)
+    grid = (M // block[0], M // block[1]) if kernel is naive else (M // 32, M // 32)
+    found = runs(kernel, grid, block, lambda: (a, np.zeros(M * M), M))
+    for name, results in found.items():
+        for args, stats in results:
+            np.testing.assert_array_equal(args[1].reshape(M, M), a.reshape(M, M).T)
+            assert stats.races == []
+        ref = results[0][1]
+        for _, stats in results[1:]:
+            assert stats.totals == ref.totals, name
+    exact, padded = found["exact"][0][1].totals, found["padded"][0][1].totals
+    for counter in MEMORY:
+        assert getattr(padded, counter) == getattr(exact, counter), counter
+    if kernel is naive:
+        # 96² doubles, 288 warps of 32 lanes along a row: a load reads 32 adjacent doubles
+        # (256 bytes, 8 sectors), a store writes 32 doubles a column apart (32 sectors).
+        assert exact.sectors == 288 * 8 + 288 * 32
+        assert padded.divergent_branches == exact.divergent_branches == 0
+
+
+def test_a_padded_3d_stencil_with_a_shared_halo_matches_numpy_and_the_exact_grid():
+    n = 18
+    rng = np.random.default_rng(9)
+    u = rng.random((n, n, n), dtype=np.float32)
+    want = np.zeros_like(u)
+    c = u[1:-1, 1:-1, 1:-1]
+    want[1:-1, 1:-1, 1:-1] = (u[1:-1, 1:-1, :-2] + u[1:-1, 1:-1, 2:] + u[:-2, 1:-1, 1:-1] + u[2:, 1:-1, 1:-1]
+                              + u[1:-1, :-2, 1:-1] + u[1:-1, 2:, 1:-1] - 6 * c)
+    found = runs(stencil, (3, 3, 3), (6, 6, 6), lambda: (u, np.zeros_like(u), n))
+    for name, results in found.items():
+        for args, stats in results:
+            np.testing.assert_allclose(args[1], want, rtol=1e-5, atol=1e-5)
+            assert stats.races == []
+        for _, stats in results[1:]:
+            assert stats.totals == results[0][1].totals, name
+    exact, padded = found["exact"][0][1].totals, found["padded"][0][1].totals
+    for counter in MEMORY:
+        assert getattr(padded, counter) == getattr(exact, counter), counter
