@@ -10,7 +10,13 @@ programmer would. So it does exactly the kernel's arithmetic and data movement a
 nothing else: what a simulator cannot avoid paying, and the baseline the suite's ratios
 are taken against.
 
-It knows only what the suite's kernels use; anything else raises ``NotImplementedError``.
+It knows only what the suite's kernels (and ``zoo.py``'s, from ``tests/zoo``) use: vector
+loads and stores (``width``), narrow integers loaded as ``int32`` (C's promotion, as the
+simulator does), shuffles and votes as gathers and reductions along the lanes of a warp,
+``atomic_max``/``min`` as ``np.maximum.at``/``np.minimum.at``, ``atomic_exch`` as a plain
+store (the last lane wins) and ``atomic_cas`` as a Python loop over its active lanes in order
+(it is sequential by nature); only the CAS returns old values. Anything else raises
+``NotImplementedError``.
 """
 
 from __future__ import annotations
@@ -27,6 +33,13 @@ def _as_slice(index: np.ndarray):
         if np.array_equal(flat, np.arange(flat[0], flat[0] + flat.size, dtype=flat.dtype)):
             return slice(int(flat[0]), int(flat[0]) + flat.size)
     return index
+
+
+def _promoted(values):
+    """Narrow integers loaded as ``int32``, as C (and the simulator) computes with them."""
+    if values.dtype.kind in "iu" and values.dtype.itemsize < 4:
+        return values.astype(np.int32)
+    return values
 
 
 class SharedArray:
@@ -69,18 +82,47 @@ class NumpyBlock:
 
     def load(self, array, index, mask=None, width=1):
         if width != 1:
-            raise NotImplementedError("vector loads")
+            return _promoted(self._vector_load(array, index, mask, width))
         data, at = self._where(array, index, mask)
         if mask is None:
             got = data[at]
-            return got.reshape(self._shape).copy() if isinstance(at[0], slice) else got
+            return _promoted(got.reshape(self._shape).copy() if isinstance(at[0], slice) else got)
         out = np.zeros(self._shape, data.dtype)
         out[np.broadcast_to(mask, self._shape)] = data[at]
+        return _promoted(out)
+
+    def _vector_index(self, index, width):
+        return np.broadcast_to(index, self._shape)[..., None] + np.arange(width)
+
+    def _vector_load(self, array, index, mask, width):
+        data = array.data if isinstance(array, SharedArray) else array.reshape(-1)
+        at = self._vector_index(index, width)
+        if isinstance(array, SharedArray):
+            rows = np.broadcast_to(self._rows[..., None], at.shape)
+            got = data[rows, at] if mask is None else np.where(np.broadcast_to(mask, self._shape)[..., None],
+                                                                data[rows, np.where(np.broadcast_to(mask, self._shape)[..., None], at, 0)], 0)
+            return got
+        if mask is None:
+            return data[at]
+        m = np.broadcast_to(mask, self._shape)
+        out = np.zeros(self._shape + (width,), data.dtype)
+        out[m] = data[at[m]]
         return out
+
+    def _vector_store(self, array, index, value, mask, width):
+        data = array.data if isinstance(array, SharedArray) else array.reshape(-1)
+        at = self._vector_index(index, width)
+        v = np.broadcast_to(np.asarray(value, data.dtype), self._shape + (width,))
+        m = np.broadcast_to(True if mask is None else mask, self._shape)
+        if isinstance(array, SharedArray):
+            rows = np.broadcast_to(self._rows[..., None], at.shape)
+            data[rows[m], at[m]] = v[m]
+        else:
+            data[at[m]] = v[m]
 
     def store(self, array, index, value, mask=None, width=1):
         if width != 1:
-            raise NotImplementedError("vector stores")
+            return self._vector_store(array, index, value, mask, width)
         data, at = self._where(array, index, mask)
         v = np.broadcast_to(np.asarray(value, data.dtype), self._shape)
         v = v if mask is None else v[np.broadcast_to(mask, self._shape)]
@@ -91,8 +133,92 @@ class NumpyBlock:
         v = np.broadcast_to(np.asarray(value, data.dtype), self._shape)
         np.add.at(data, at, v if mask is None else v[np.broadcast_to(mask, self._shape)])
 
+    def atomic_max(self, array, index, value, mask=None):
+        data, at = self._where(array, index, mask)
+        v = np.broadcast_to(np.asarray(value, data.dtype), self._shape)
+        np.maximum.at(data, at, v if mask is None else v[np.broadcast_to(mask, self._shape)])
+
+    def atomic_min(self, array, index, value, mask=None):
+        data, at = self._where(array, index, mask)
+        v = np.broadcast_to(np.asarray(value, data.dtype), self._shape)
+        np.minimum.at(data, at, v if mask is None else v[np.broadcast_to(mask, self._shape)])
+
+    def atomic_exch(self, array, index, value, mask=None):
+        self.store(array, index, value, mask)  # the last lane in order wins, as numpy assigns
+
+    def atomic_cas(self, array, index, compare, value, mask=None):
+        """Sequential by nature: a Python loop over the active lanes in order."""
+        data, at = self._where(array, index, mask)
+        m = None if mask is None else np.broadcast_to(mask, self._shape)
+        cmp_, val = (np.broadcast_to(np.asarray(x, data.dtype), self._shape) for x in (compare, value))
+        cmp_, val = (x.reshape(-1) if m is None else x[m] for x in (cmp_, val))
+        flat = tuple(np.arange(a.start, a.stop) if isinstance(a, slice) else a.reshape(-1) for a in at)
+        old = np.empty(cmp_.shape, data.dtype)
+        for k, where in enumerate(zip(*flat)):
+            old[k] = o = data[where]
+            if o == cmp_[k]:
+                data[where] = val[k]
+        out = np.zeros(self._shape, data.dtype)
+        if m is None:
+            return old.reshape(self._shape)
+        out[m] = old
+        return out
+
+    def _shuffle(self, value, source_lane, mask):
+        """Lane l reads ``value`` of lane ``source_lane`` of its warp; a source outside the
+        warp's width keeps its own value, and so does an inactive lane."""
+        v = np.broadcast_to(value, self._shape + np.shape(value)[2:])
+        own = np.arange(self.nthreads)
+        src_lane = np.broadcast_to(source_lane, (1, self.nthreads) if np.ndim(source_lane) < 2 else self._shape)
+        inside = (src_lane >= 0) & (src_lane < 32)
+        src = np.where(inside, own - own % 32 + src_lane, own)
+        src = np.where(src < self.nthreads, src, own)
+        if src.shape[0] == 1:
+            out = np.take(v, src[0], axis=1)
+        else:
+            idx = src.reshape(src.shape + (1,) * (v.ndim - 2))
+            out = np.take_along_axis(v, np.broadcast_to(idx, src.shape + v.shape[2:]), axis=1)
+        if mask is None:
+            return out
+        return np.where(np.broadcast_to(mask, self._shape).reshape(self._shape + (1,) * (v.ndim - 2)), out, v)
+
+    def shfl_down(self, value, delta, mask=None):
+        return self._shuffle(value, self.lane + int(delta), mask)
+
+    def shfl_up(self, value, delta, mask=None):
+        return self._shuffle(value, self.lane - int(delta), mask)
+
+    def shfl_xor(self, value, lane_mask, mask=None):
+        return self._shuffle(value, self.lane ^ int(lane_mask), mask)
+
+    def shfl(self, value, src_lane, mask=None):
+        return self._shuffle(value, np.asarray(src_lane) % 32, mask)
+
+    def _vote(self, pred, mask, how):
+        p = np.broadcast_to(np.asarray(pred, bool), self._shape)
+        m = None if mask is None else np.broadcast_to(mask, self._shape)
+        pad = -self.nthreads % 32
+        rows = lambda x, fill: np.pad(x, ((0, 0), (0, pad)), constant_values=fill).reshape(self.nblocks, -1, 32)  # noqa: E731
+        if how == "all":
+            yes = ~rows(~p if m is None else ~p & m, False).any(axis=2)
+        else:
+            yes = rows(p if m is None else p & m, False).any(axis=2)
+        out = np.repeat(yes, 32, axis=1)[:, :self.nthreads]
+        return out if m is None else out & m
+
+    def any(self, pred, mask=None):
+        return self._vote(pred, mask, "any")
+
+    def all(self, pred, mask=None):
+        return self._vote(pred, mask, "all")
+
+    def syncwarp(self, mask=None):
+        pass
+
     def branch(self, cond, mask=None):
-        cond = np.broadcast_to(cond, self._shape)
+        cond = np.asarray(cond)
+        if cond.shape != self._shape:  # a writable mask: kernels narrow it in place (live &= …)
+            cond = np.broadcast_to(cond, self._shape).copy()
         return cond if mask is None else cond & mask
 
     def sync(self, mask=None):

@@ -70,3 +70,15 @@ def test_shapes_quick_runs_every_case_and_checks_its_answer():
                   "shared histogram", "grid-stride", "3-D block", "tiled transpose"):
         assert label in out
     assert "median" in out and "ragged ≤ 3× vadd" in out
+
+
+def test_zoo_quick_runs_every_case_and_checks_its_answer():
+    """zoo.py checks simtdocs, the floor and the padded twin against each case's numpy idiom
+    (tiny sizes, one run each); every family prints, and the issue's targets are reported."""
+    out = run("benchmarks/zoo.py", "--quick", "--repeat", "1")
+    for label in ("vectorAdd", "reduce4 (shuffles)", "finalError", "shfl_scan_test", "transposeNoBankConflicts",
+                  "hw8 task3", "matrixMul<16>", "convolutionRowsKernel", "shared-halo stencil", "histogram256",
+                  "SpMV CSR", "merge", "VoteAnyKernel1", "simpleAtomicIntrinsics"):
+        assert label in out
+    for target in ("its floor", "its idiom", "median", "padded twin", "peak < 2 GB"):
+        assert target in out
