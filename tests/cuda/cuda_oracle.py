@@ -36,7 +36,7 @@ class FakeCuda:
 
     def at(self, block, thread):
         self.blockIdx, self.threadIdx = _Dim(*block), _Dim(*thread)
-        bx, by, bz = self.blockDim.x, self.blockDim.y, self.blockDim.z
+        bx, by = self.blockDim.x, self.blockDim.y
         self.laneid = (thread[0] + bx * (thread[1] + by * thread[2])) % 32
 
     def grid(self, n):

@@ -17,7 +17,6 @@ import linecache
 
 import numpy as np
 
-from simtdocs import cuda
 
 BLOCKS = [(32,), (64,), (48,), (7,), (33,), (16, 4), (8, 8), (128,)]
 GRIDS = [(1,), (2,), (3,), (2, 2)]
@@ -55,7 +54,7 @@ class Gen:
         if k == 2:
             return str(self.c("int", 0, 9))
         if k == 3:
-            return f"n"
+            return "n"
         if k == 4:
             return f"({self.iexpr(depth + 1)} + {self.iexpr(depth + 1)})"
         if k == 5:

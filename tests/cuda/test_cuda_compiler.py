@@ -8,8 +8,6 @@
 * Refusals: unsupported constructs are compile-time errors naming the line and the construct.
 """
 
-import math
-import random
 
 import numpy as np
 import pytest

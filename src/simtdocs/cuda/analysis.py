@@ -20,7 +20,6 @@ import ast
 import builtins
 import inspect
 import linecache
-import math
 import textwrap
 import types
 
@@ -28,7 +27,6 @@ import numpy as np
 
 from ..diagnostics import SimulatorError
 from . import intrinsics as I
-from .types import is_dtype_like
 
 ARRAY_KINDS = ("global", "shared", "local", "const")
 VARYING_INTRINSICS = {

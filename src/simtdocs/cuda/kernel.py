@@ -16,7 +16,6 @@ instructions are counted at its own source lines.
 from __future__ import annotations
 
 import ast
-import linecache
 
 import numpy as np
 
