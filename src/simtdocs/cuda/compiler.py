@@ -395,6 +395,8 @@ class Compiler(Expressions):
         elif isinstance(call.args[2], ast.Constant) and isinstance(call.args[2].value, int):
             op = "<" if call.args[2].value > 0 else ">"
             test = E(f"{k} {op} STOP", STOP=copy.deepcopy(stop))
+        elif not self.sc.is_varying(call.args[2]):  # a uniform step: its sign picks the test
+            test = E(f"{k} < STOP if STEP > 0 else {k} > STOP", STOP=copy.deepcopy(stop), STEP=copy.deepcopy(step))
         else:
             test = E(f"_range_cond({k}, STOP, STEP)", STOP=copy.deepcopy(stop), STEP=copy.deepcopy(step))
         step_expr = E("i64(1)") if step is None else copy.deepcopy(step)
