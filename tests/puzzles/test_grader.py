@@ -74,3 +74,14 @@ def test_divergence_is_read_from_the_lanes_the_warps_ran_not_from_blk_branch():
                                   "of their 32 lanes on average; SIMT efficiency 60% where 100% is asked")
     assert verdict.message.pick("zh") == ("第 5 行（`blk.alu(4, mask=even)`）上 warp 发散：这一行的 warp 指令平均只有 32 个 lane "
                                           "中的 16 个在执行；SIMT 效率 60%，要求 100%")
+
+
+def test_a_race_inside_a_warp_reaches_the_verdict_in_both_languages():
+    verdict = PUZZLES["tail_sum"].check(PUZZLES["tail_sum"].skeleton)
+    assert verdict.message.en == (
+        "a race inside warp 0 on line 14: lane 0 reads shared sdata[8], which lane 8 writes on line 14; its lanes "
+        "are not in lockstep, so it needs __syncwarp() between (64 hazards in all)")
+    assert verdict.message.pick("zh") == (
+        "第 14 行有 warp 0 内部的竞争：lane 0 读取共享内存 sdata[8]，而 lane 8 在第 14 行写它；同一 warp 的各 lane "
+        "并不同步执行，中间需要 __syncwarp()（共 64 处冲突）")
+    assert PUZZLES["tail_sum"].check(PUZZLES["tail_sum"].solution).passed

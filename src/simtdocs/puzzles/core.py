@@ -254,7 +254,7 @@ class Puzzle:
     hint: Msg
     skeleton: Callable
     solution: Callable
-    setup: Callable[[np.random.Generator], Case]  # fresh inputs for every run
+    setup: Callable[[np.random.Generator], Case]  # one draw of fresh inputs
     grid: tuple
     block: tuple
     rules: tuple[Rule, ...] = ()
