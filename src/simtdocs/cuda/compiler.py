@@ -535,6 +535,9 @@ class Compiler(Expressions):
         self.emit(S(f"{name} = _or({name}, M)", M=copy.deepcopy(self.M)), s)
 
     def return_(self, s: ast.Return):
+        if s.value is not None and not self.sc.device:
+            raise self.err(s, "a kernel returns nothing (numba: the kernel's return type must be void); "
+                              "write the result to an array")
         value = None if s.value is None else self.ex(s.value)
         if not self.ctxv:
             self.emit(ast.Return(value if self.sc.device else None), s)
