@@ -219,6 +219,22 @@ def test_config_values_fill_the_install_page():
         fill_config("{{ config.site_url }}", {"repo_url": None})
 
 
+def test_without_a_repository_address_the_install_page_says_how_to_get_one():
+    """Issue 27: a local build showed `pip install "…@ git+https://github.com/<owner>/<repository>"` as a
+    command to copy, and promised a Colab button it does not have."""
+    from simtdocs.docs.mkdocs_hooks import fill_config
+
+    page = "a\n<!-- if repo_url -->\ngit clone {{ config.repo_url }}\n<!-- else -->\nask for it\n<!-- end if -->\nb\n"
+    assert fill_config(page, {"repo_url": "https://github.com/o/r"}) == "a\ngit clone https://github.com/o/r\nb\n"
+    assert fill_config(page, {"repo_url": None}) == "a\nask for it\nb\n"
+    for name in ("install.md", "install.en.md"):
+        local = fill_config((ROOT / "docs" / name).read_text(encoding="utf-8"), {"repo_url": None})
+        assert "<owner>" not in local and "<!--" not in local and "REPO_URL" in local, name
+        assert "Colab" in local and local.count("Colab") == 1, name  # named once, as what a published copy adds
+        published = fill_config((ROOT / "docs" / name).read_text(encoding="utf-8"), {"repo_url": "https://github.com/o/r"})
+        assert "git clone https://github.com/o/r simtdocs" in published and "REPO_URL" not in published, name
+
+
 # -- the built site -----------------------------------------------------------------------
 
 

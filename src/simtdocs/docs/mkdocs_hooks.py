@@ -193,15 +193,25 @@ CONFIG_REF = re.compile(r"\{\{\s*config\.(\w+)\s*\}\}")
 NO_REPO_URL = "https://github.com/<owner>/<repository>"
 
 
+# What a page says only when the build knows the repository's address, and what it says instead:
+#   <!-- if repo_url --> … <!-- else --> … <!-- end if -->
+IF_REPO = re.compile(r"^[ \t]*<!-- if repo_url -->[ \t]*\n(.*?)"
+                     r"(?:^[ \t]*<!-- else -->[ \t]*\n(.*?))?^[ \t]*<!-- end if -->[ \t]*$\n?", re.S | re.M)
+
+
 def fill_config(markdown: str, config) -> str:
     """``{{ config.repo_url }}``, ``{{ config.install_spec }}`` (what ``pip install`` takes)
     and ``{{ config.python }}`` (the oldest Python the package supports, from pyproject.toml)
-    filled in, in prose and in code blocks alike."""
+    filled in, in prose and in code blocks alike; ``<!-- if repo_url -->`` blocks kept or
+    swapped for their ``<!-- else -->`` part, so a build without the address shows no command
+    with a placeholder in it."""
+    repo_url = (config.get("repo_url") or "").rstrip("/")
+    if "<!-- if repo_url -->" in markdown:
+        markdown = IF_REPO.sub(lambda m: m.group(1) if repo_url else (m.group(2) or ""), markdown)
     if "{{" not in markdown:
         return markdown
     import tomllib
 
-    repo_url = (config.get("repo_url") or "").rstrip("/")
     project = tomllib.loads((repo_root() / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     values = {
         "repo_url": repo_url or NO_REPO_URL,
