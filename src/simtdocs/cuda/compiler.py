@@ -54,9 +54,10 @@ def _dynamic_bytes(blk) -> int:
 
 
 class Loop:
-    def __init__(self, node, masked: bool):
+    """A loop being compiled: the exit sets its masked ``break``/``continue`` use, made on first use."""
+
+    def __init__(self, node):
         self.node = node
-        self.masked = masked  # some lanes may leave by break/continue/return: bookkeeping needed
         self.brk: str | None = None
         self.cnt: str | None = None
 
@@ -438,7 +439,7 @@ class Compiler(Expressions):
 
     def uniform_loop(self, s, it, exits, test=None):
         masked = bool(exits)
-        loop = Loop(s, masked)
+        loop = Loop(s)
         outer = (self.out, self.M, self.ctxv, self.rel)
         self.out = []
         self.loops.append(loop)
@@ -490,7 +491,7 @@ class Compiler(Expressions):
         self.homes = saved
 
     def varying_loop(self, s, head, exits):
-        loop = Loop(s, True)
+        loop = Loop(s)
         lm = self.fresh("_l")
         outer = (self.out, self.M, self.ctxv, self.rel)
         self.emit(ast.Assign([ast.Name(lm, ast.Store())], copy.deepcopy(self.M)), s)

@@ -39,7 +39,6 @@ class Specialization:
         self.returns_value = scope.returns_value
         compiler = Compiler(scope)
         self.tree = compiler.compile()
-        self.callees: dict[str, Specialization] = {}
         namespace = {}
         for name, value in source.namespace.items():
             namespace[name] = ctypes.constant(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
@@ -192,7 +191,6 @@ class Kernel:
         """``simtdocs.launch`` with this kernel (``tools=``, ``trace=``, ``device=``, … as there)."""
         options.setdefault("tools", self.tools)
         options.setdefault("device", self.device)
-        args = tuple(_host(a) for a in args)
         # The engine addresses C-contiguous arrays; numba takes any strides. A strided
         # argument (a transpose, a slice with a step) runs as a C-contiguous copy, copied back.
         copies = [(a, np.ascontiguousarray(a)) if isinstance(a, np.ndarray) and not a.flags.c_contiguous else None
@@ -210,7 +208,7 @@ class Kernel:
         it comes from. ``args`` (arrays or scalars, as for a launch) choose the signature;
         without them, the last launch's, or else: a parameter the kernel indexes is an array."""
         if args:
-            kinds = tuple(ctypes.kind(ctypes.argument(_host(a))) for a in args)
+            kinds = tuple(ctypes.kind(ctypes.argument(a)) for a in args)
         elif self._last_kinds is not None:
             kinds = self._last_kinds
         else:
@@ -249,11 +247,6 @@ class Launch:
 def _is_block(x) -> bool:
     from .. import reference
     return isinstance(x, (model.Block, reference.Block))
-
-
-def _host(a):
-    """A device array (``cuda.to_device``) is a numpy array already; lists become arrays."""
-    return a
 
 
 def render(spec: Specialization) -> str:
