@@ -1537,3 +1537,210 @@ def run():
     stream.synchronize()
     return {"call": callResultNumba, "put": putResultNumba}
 ''')
+
+
+# -- cudapy/test_lang.py, test_iterators.py, test_casting.py -----------------------------------------
+
+case("lang", "cudapy/test_lang.py", '''
+tup = (1.0, 2.5, 3.0)
+t1 = (1, 2, 3)
+t2 = (4.5, 5.6, 6.7)
+
+
+@cuda.jit("void(float64[:])")
+def foo_enumerate(a):
+    for i, v in enumerate(tup):
+        a[i] = v
+
+
+@cuda.jit("void(float64[:])")
+def foo_zip(a):
+    c = 0
+    for i, j in zip(t1, t2):
+        c += i + j
+    a[0] = c
+
+
+@cuda.jit("void(float64[:,:])")
+def cuda_kernel_api_in_multiple_blocks(ary):
+    for i in range(2):
+        tx = cuda.threadIdx.x
+    for j in range(3):
+        ty = cuda.threadIdx.y
+    sm = cuda.shared.array((2, 3), float64)
+    sm[tx, ty] = 1.0
+    ary[tx, ty] = sm[tx, ty]
+
+
+def run():
+    a = np.zeros(len(tup))
+    foo_enumerate[1, 1](a)
+    b = np.zeros(1)
+    foo_zip[1, 1](b)
+    c = np.zeros((2, 3))
+    cuda_kernel_api_in_multiple_blocks[1, (2, 3)](c)
+    return {"enumerate": a, "zip": b, "issue_872": c}
+''')
+
+case("iterators", "cudapy/test_iterators.py", '''
+@cuda.jit
+def enumerator(x, error):
+    count = 0
+    for i, v in enumerate(x):
+        if count != i:
+            error[0] = 1
+        if v != x[i]:
+            error[0] = 2
+        count += 1
+    if count != len(x):
+        error[0] = 3
+
+
+@cuda.jit
+def zipper(x, y, error):
+    i = 0
+    for xv, yv in zip(x, y):
+        if xv != x[i]:
+            error[0] = 1
+        if yv != y[i]:
+            error[0] = 2
+        i += 1
+    if i != len(x):
+        error[0] = 3
+
+
+@cuda.jit
+def enumerator_zipper(x, y, error):
+    count = 0
+    for i, (xv, yv) in enumerate(zip(x, y)):
+        if i != count:
+            error[0] = 1
+        if xv != x[i]:
+            error[0] = 2
+        if yv != y[i]:
+            error[0] = 3
+        count += 1
+    if count != len(x):
+        error[0] = 4
+
+
+@cuda.jit
+def zipper_enumerator(x, y, error):
+    count = 0
+    for (i, xv), yv in zip(enumerate(x), y):
+        if i != count:
+            error[0] = 1
+        if xv != x[i]:
+            error[0] = 2
+        if yv != y[i]:
+            error[0] = 3
+        count += 1
+    if count != len(x):
+        error[0] = 4
+
+
+def run():
+    x = np.asarray((10, 9, 8, 7, 6))
+    y = np.asarray((1, 2, 3, 4, 5))
+    out = {}
+    error = np.zeros(1, dtype=np.int32)
+    enumerator[1, 1](x, error)
+    out["enumerator"] = error
+    for f in (zipper, enumerator_zipper, zipper_enumerator):
+        error = np.zeros(1, dtype=np.int32)
+        f[1, 1](x, y, error)
+        out[f.__name__] = error
+    return out
+''')
+
+case("casting", "cudapy/test_casting.py", '''
+def native_cast(x):
+    return float(x)
+
+
+def to_int8(x):
+    return np.int8(x)
+
+
+def to_int16(x):
+    return np.int16(x)
+
+
+def to_int32(x):
+    return np.int32(x)
+
+
+def to_int64(x):
+    return np.int64(x)
+
+
+def to_uint8(x):
+    return np.uint8(x)
+
+
+def to_uint16(x):
+    return np.uint16(x)
+
+
+def to_uint32(x):
+    return types.uint32(x)
+
+
+def to_uint64(x):
+    return types.uint64(x)
+
+
+def to_float32(x):
+    return np.float32(x) / np.float32(2)
+
+
+def to_float64(x):
+    return np.float64(x) / np.float64(2)
+
+
+def to_complex64(x):
+    return np.complex64(x)
+
+
+def to_complex128(x):
+    return np.complex128(x)
+
+
+def _create_wrapped(pyfunc, intype, outtype):
+    wrapped_func = cuda.jit(device=True)(pyfunc)
+
+    @cuda.jit
+    def cuda_wrapper_fn(arg, res):
+        res[0] = wrapped_func(arg[0])
+
+    def wrapper_fn(arg):
+        argarray = np.zeros(1, dtype=intype)
+        argarray[0] = arg
+        resarray = np.zeros(1, dtype=outtype)
+        cuda_wrapper_fn[1, 1](argarray, resarray)
+        return resarray[0]
+
+    return wrapper_fn
+
+
+def run():
+    out = {}
+    for pyfunc, toty in zip((to_int8, to_int16, to_int32, to_int64), (np.int8, np.int16, np.int32, np.int64)):
+        for fromty in (np.float32, np.float64):
+            cfunc = _create_wrapped(pyfunc, fromty, toty)
+            out[f"{pyfunc.__name__}_{np.dtype(fromty).name}"] = np.array([cfunc(12.3), cfunc(-12.3)])
+    for pyfunc, toty in zip((to_uint8, to_uint16, to_uint32, to_uint64), (np.uint8, np.uint16, np.uint32, np.uint64)):
+        for fromty in (np.float32, np.float64):
+            cfunc = _create_wrapped(pyfunc, fromty, toty)
+            out[f"{pyfunc.__name__}_{np.dtype(fromty).name}"] = np.array([cfunc(12.3)])
+    for pyfunc, toty in zip((to_float32, to_float64), (np.float32, np.float64)):
+        cfunc = _create_wrapped(pyfunc, np.int64, toty)
+        out[pyfunc.__name__] = np.array([cfunc(321)])
+    for pyfunc, toty in zip((to_complex64, to_complex128), (np.complex64, np.complex128)):
+        for fromty in (np.float32, np.float64):
+            cfunc = _create_wrapped(pyfunc, fromty, toty)
+            out[f"{pyfunc.__name__}_{np.dtype(fromty).name}"] = np.array([cfunc(3.21)])
+    cfunc = _create_wrapped(native_cast, np.float32, np.float64)
+    out["native_cast"] = np.array([cfunc(12.3)])
+    return out
+''')

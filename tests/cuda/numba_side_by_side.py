@@ -32,9 +32,13 @@ def namespace(side: str, name: str) -> dict:
         from numba import cuda
         ns.update({t: getattr(numba, t) for t in TYPES if hasattr(numba, t)})
         ns["numba"] = numba
+        from numba.cuda import types
+        ns["types"] = types
     else:
         from simtdocs import cuda
+        from simtdocs.cuda import types
         ns.update({t: getattr(cuda, t) for t in TYPES if hasattr(cuda, t)})
+        ns["types"] = types
     ns["cuda"] = cuda
     if side == "numba":
         class ClosureCuda:  # reads the global ``cuda``, which the simulator swaps while a kernel runs

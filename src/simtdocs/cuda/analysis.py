@@ -91,6 +91,7 @@ class Source:
             raise CompileError(f"{self.name}: the source of a kernel must be a def")
         self.tree: ast.FunctionDef = defs[0]
         self.tree.decorator_list = []  # @cuda.jit(signature): evaluated by Python already
+        Iterations().visit(self.tree)
         self.namespace = dict(func.__globals__)
         if func.__closure__:
             for name, cell in zip(code.co_freevars, func.__closure__):
@@ -114,6 +115,56 @@ class Source:
         lineno = getattr(node, "lineno", self.tree.lineno)
         return CompileError(f"{self.name} (line {lineno}: {self.line(lineno)}): {what}").at(
             site=(self.filename, lineno))
+
+
+class Iterations(ast.NodeTransformer):
+    """``for v in a``, ``for i, v in enumerate(a)``, ``for x, y in zip(a, b)`` (and nestings of
+    them) over arrays or tuples become index loops, as numba lowers them:
+    ``for _k in range(len(a)): i, v = _k, a[_k]``. Each ``a[_k]`` is then a load like any
+    other. A loop over a literal tuple (``for d in (16, 8, 4)``) stays as it is."""
+
+    counter = 0
+
+    def visit_For(self, node):
+        self.generic_visit(node)
+        it = node.iter
+        if isinstance(it, ast.Tuple) or (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+                                         and it.func.id == "range"):
+            return node
+        if not (isinstance(it, (ast.Name, ast.Attribute)) or
+                (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("enumerate", "zip"))):
+            return node
+        Iterations.counter += 1
+        k = f"_k{Iterations.counter}"
+        try:
+            length, items = self._unfold(it, k)
+        except ValueError:
+            return node
+        rng = ast.Call(ast.Name("range", ast.Load()), [length], [])
+        bind = ast.Assign([node.target], items)
+        for n in (rng, bind):
+            ast.copy_location(n, node)
+            ast.fix_missing_locations(n)
+            for sub in ast.walk(n):  # one line: the loop's own
+                if hasattr(sub, "lineno"):
+                    sub.lineno = sub.end_lineno = node.lineno
+        node.iter = rng
+        node.target = ast.copy_location(ast.Name(k, ast.Store()), node.target)
+        node.body = [bind] + node.body
+        return node
+
+    def _unfold(self, it, k):
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" and len(it.args) == 1:
+            length, items = self._unfold(it.args[0], k)
+            return length, ast.Tuple([ast.Name(k, ast.Load()), items], ast.Load())
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "zip" and it.args:
+            parts = [self._unfold(a, k) for a in it.args]
+            length = parts[0][0] if len(parts) == 1 else ast.Call(ast.Name("min", ast.Load()), [p[0] for p in parts], [])
+            return length, ast.Tuple([p[1] for p in parts], ast.Load())
+        if isinstance(it, (ast.Name, ast.Attribute)):
+            length = ast.Call(ast.Name("len", ast.Load()), [it], [])
+            return length, ast.Subscript(it, ast.Name(k, ast.Load()), ast.Load())
+        raise ValueError("not an iteration the dialect unfolds")
 
 
 def _global_kind(value):
@@ -334,6 +385,14 @@ class Scope:
                 return
         raise self.src.error(self.tree, "internal error: the divergence analysis did not settle")
 
+    def _mark_pair(self, target, value, ctxv):
+        """``a, b = x, y`` marks ``a`` by ``x`` and ``b`` by ``y``, not both by the pair."""
+        if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+            for t, v in zip(target.elts, value.elts):
+                self._mark_pair(t, v, ctxv)
+        else:
+            self._mark(target, ctxv or self.is_varying(value))
+
     def _mark(self, target, varying: bool):
         if isinstance(target, ast.Name):
             if varying and target.id not in self.kinds:
@@ -357,9 +416,8 @@ class Scope:
 
     def _stmt(self, s, ctxv, rel) -> tuple[set, bool]:
         if isinstance(s, ast.Assign):
-            v = ctxv or self.is_varying(s.value)
             for t in s.targets:
-                self._mark(t, v)
+                self._mark_pair(t, s.value, ctxv)
             return set(), False
         if isinstance(s, ast.AnnAssign):
             if s.value is not None:
