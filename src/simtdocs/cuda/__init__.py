@@ -37,7 +37,8 @@ on them; ``kernel[grid, block]``, ``kernel[grid, block, stream, shared_bytes]``,
 ``kernel.forall(n)``; ``threadIdx/blockIdx/blockDim/gridDim .x/.y/.z``, ``grid``,
 ``gridsize``, ``laneid``, ``warpsize``; ``if/elif/else``, ``a if c else b``,
 ``and/or/not``, ``for … in range(…)`` (bounds per thread or uniform), ``for`` over a
-uniform tuple, ``while``, ``break``, ``continue``, ``return`` anywhere (a device function
+tuple or an array, with ``enumerate`` and ``zip`` (an index loop whose reads are loads),
+``while``, ``break``, ``continue``, ``return`` anywhere (a device function
 returns a value per thread); ``a[i]``, ``a[i, j]``, ``a[idx]`` with a tuple ``idx``,
 ``a[i] = v``, ``a[i] += v``, ``.shape``, ``.size``, ``.ndim``, ``len``; ``cuda.shared.array``
 (shape 0: dynamic), ``cuda.local.array``, ``cuda.const.array_like``, global numpy and
@@ -95,8 +96,8 @@ Differences from numba.cuda, all of them known:
   lists, dicts, sets, comprehensions, keyword arguments to ``print``, f-strings, slices, ``*args``, keyword
   arguments to device functions, a loop's ``else``, cooperative groups (``cuda.cg``),
   dynamic parallelism, ``cuda.fp16``, records, ``cuda.random``, events (a launch's stream
-  argument is accepted and ignored), Python's ``for`` over anything but ``range`` or a
-  uniform tuple, an array chosen per thread (``x = a if i < n else b`` with arrays).
+  argument is accepted and ignored), array methods (``a.reshape``, ``a.sum``), an array
+  chosen per thread (``x = a if i < n else b`` with arrays).
 * A ``for`` loop's counter after a per-thread loop holds its last value in the loop (as in
   Python); a variable assigned only under a branch is 0 for the other threads.
 """
