@@ -39,7 +39,7 @@ class Shared:
     TABLES = ("writers", "readers", "last_write", "last_read", "lane_write", "read_warp", "read_lanes", "written",
               "_stamp")
     #: Beyond this many rows, every block gets its own (the rows would cost more than they save).
-    MAX_ROWS = 8
+    MAX_ROWS = 64
 
     def __init__(self, name: str, shape: tuple[int, ...], dtype, blocks: int, dynamic: bool = False):
         self.name, self.shape, self.dtype, self.dynamic = name, shape, np.dtype(dtype), dynamic
@@ -91,26 +91,30 @@ class Shared:
             old = np.zeros(self.data.shape[0], np.int64) if self.row_of is None else self.row_of
             self._regroup(old, np.arange(self.data.shape[0]))
 
-    def split(self, active: np.ndarray | None):
-        """Rows for an access that the ``active`` blocks (all when None) make alike: blocks
-        that shared a row and are both in or both out keep sharing one. Returns
-        ``[(row, blocks), …]`` for the active blocks, in the order of their first block, or
-        None when that would take more than ``MAX_ROWS`` rows (the caller then goes per block)."""
+    def split(self, kind: np.ndarray | None):
+        """Rows for an access that treats blocks by ``kind`` (per block: 0 runs none of it,
+        1, 2, … a way of running it; None: every block the same way): blocks that shared a
+        row and are of one kind keep sharing one. Returns ``{kind: [(row, blocks), …]}``
+        for the kinds that run it, or None when that would take more than ``MAX_ROWS``
+        rows (the caller then goes per block)."""
         B = self.data.shape[0]
-        if self.row_of is None and (active is None or active.all()):
-            return [(0, np.arange(B))]
+        if self.row_of is None and kind is None:
+            return {1: [(0, np.arange(B))]}
         old = np.zeros(B, np.int64) if self.row_of is None else self.row_of
-        pair = old * 2 + (1 if active is None else active)
-        kinds, row_of = np.unique(pair, return_inverse=True)
+        kind = np.ones(B, np.int64) if kind is None else kind.astype(np.int64)
+        span = int(kind.max()) + 1
+        kinds, row_of = np.unique(old * span + kind, return_inverse=True)
         if kinds.size > self.MAX_ROWS:
             return None
-        self._regroup(kinds // 2, None if kinds.size == 1 else row_of.astype(np.int64))
+        rows_now = 1 if self.row_of is None else self.writers.size // self.size
+        if not (kinds.size == rows_now and (kinds // span == np.arange(rows_now)).all()):  # else: rows as they are
+            self._regroup(kinds // span, None if kinds.size == 1 else row_of.astype(np.int64).reshape(-1))
         rows = np.zeros(B, np.int64) if self.row_of is None else self.row_of
-        out = []
-        for r in np.unique(rows if active is None else rows[active]):
-            blocks = np.flatnonzero(rows == r)
-            out.append((int(r), blocks))
-        return sorted(out, key=lambda rb: rb[1][0])
+        out = {}
+        for r, k in enumerate(kinds % span):
+            if k:
+                out.setdefault(int(k), []).append((r, np.flatnonzero(rows == r)))
+        return out
 
     def new_phase(self, blocks=None) -> None:
         """Forget who touched what in the ``blocks`` (all by default) that passed a barrier."""
@@ -121,7 +125,7 @@ class Shared:
                 self.per_block()
                 rows = np.flatnonzero(blocks)
             else:
-                rows = np.array([r for r, _ in found], np.int64)
+                rows = np.array([r for r, _ in found.get(1, [])], np.int64)
         for table, empty in ((self.writers, 0), (self.readers, 0), (self.last_write, -1), (self.last_read, -1),
                              (self.lane_write, -1), (self.read_warp, -1), (self.read_lanes, 0)):
             if rows is None:
@@ -188,24 +192,33 @@ def allocate(blk, shape, dtype, name: str, dynamic: bool) -> Shared:
     return arr
 
 
-def _pattern(blk, index, lanes):
-    """``(lanes of one block, active blocks)`` when every block that runs this access runs it
-    with the same index and the same lanes, and the other blocks run none of it (a guard
-    that leaves out whole blocks); ``active`` is None when every block runs it. Else None."""
+#: Beyond this many ways of masking one access across the blocks of a pass, go per block.
+MAX_PATTERNS = 32  # a 3-D stencil's faces, edges and corners: 27
+
+
+def _patterns(index, lanes):
+    """The ways the blocks of the pass run this access, when its index is the same in every
+    block: ``[(lanes of one block, its blocks), …]`` (blocks None: all of them), one entry
+    per distinct mask row (blocks that run none of it are left out: a guard such as
+    ``x > 0`` leaves block 0 one way and the others another). None when the index differs
+    between blocks or the masks take more than ``MAX_PATTERNS`` ways."""
     parts = index if isinstance(index, tuple) else (index,)
     if not all(np.ndim(i) < 2 or np.shape(i)[0] == 1 for i in parts):
         return None
     if lanes.uniform:
-        return lanes.single(), None
+        return [(lanes.single(), None)]
     m = lanes.mask
-    some = m.any(axis=1)
-    if not some.any():
+    packed = np.ascontiguousarray(np.packbits(m, axis=1))
+    rows = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
+    _, first, which = np.unique(rows, return_index=True, return_inverse=True)
+    if first.size > MAX_PATTERNS + 1:
         return None
-    f = int(np.argmax(some))
-    pattern = m[f:f + 1]
-    if not ((m == pattern).all(axis=1) | ~some).all():
-        return None
-    return Lanes(lanes.geo, lanes.first + f, 1, pattern), some
+    found = []
+    for k in np.argsort(first):
+        f = int(first[k])
+        if m[f].any():
+            found.append((Lanes(lanes.geo, lanes.first + f, 1, m[f:f + 1]), np.flatnonzero(which.reshape(-1) == k)))
+    return found
 
 
 def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, value=None, op=None, compare=None):
@@ -216,36 +229,78 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
         raise ValueError(f"{site}: a thread can move 1, 2, 4, 8 or 16 bytes at once, not {lane_bytes}")
     tools = blk._L.tools
     B = blk.nblocks
-    # An access with the same index and lanes in every block that runs it is counted for one
-    # block, times the blocks that run it.
-    pattern = _pattern(blk, index, lanes)
-    one = lanes if pattern is None else pattern[0]
-    flat, bad, report = flat_index(arr.name, arr.shape, index, one, width, site)
-    if bad is not None and "memcheck" in tools:
-        report("__shared__", kind, itemsize)
+    # An access with the same index in every block is counted for one block of each way
+    # its blocks are masked, times the blocks masked that way.
+    patterns = _patterns(index, lanes)
+    if patterns is None or len(patterns) == 0:
+        patterns = None
+        one = lanes
+        flat, bad, report = flat_index(arr.name, arr.shape, index, one, width, site)
+        if bad is not None and "memcheck" in tools:
+            report("__shared__", kind, itemsize)
+        _check_alignment(arr, site, one, flat, width, lane_bytes)
+        _count_wavefronts(c, one, flat, itemsize, lane_bytes, 1)
+    else:
+        found = []
+        for one, blocks in patterns:
+            flat, bad, report = flat_index(arr.name, arr.shape, index, one, width, site)
+            found.append((one, blocks, flat, bad, report))
+        if "memcheck" in tools:  # the lowest block with a lane out of bounds reports it
+            for one, blocks, flat, bad, report in sorted(found, key=lambda f: f[0].first):
+                if bad is not None:
+                    report("__shared__", kind, itemsize)
+        for one, blocks, flat, bad, report in sorted(found, key=lambda f: f[0].first):
+            _check_alignment(arr, site, one, flat, width, lane_bytes)
+        for one, blocks, flat, bad, report in found:
+            _count_wavefronts(c, one, flat, itemsize, lane_bytes, B if blocks is None else blocks.size)
+    c.shared_requests += blk._issue(c, lanes)
+    if patterns is not None and kind != "atomic":
+        ways = None
+        if patterns[0][1] is not None:
+            ways = np.zeros(B, np.int64)
+            for k, (_, blocks, *_) in enumerate(found, start=1):
+                ways[blocks] = k
+        rows = arr.split(ways)
+        if rows is not None:
+            out = np.zeros((B, blk.nthreads) + ((width,) if width > 1 else ()), arr.dtype) if kind == "read" else None
+            everyone = ways is None
+            for k, (one, blocks, flat, bad, _) in enumerate(found, start=1):
+                got = _by_rows(blk, site, kind, arr, rows[k], one, flat, bad, width, value, lane_bytes,
+                               None if everyone else blocks, out)
+                if everyone:
+                    return got
+            return out
+    if patterns is not None:  # per block after all: every lane's index
+        if len(found) == 1 and found[0][1] is None:  # the same in every block
+            flat = np.broadcast_to(found[0][2], (B, blk.nthreads))
+            bad = None if found[0][3] is None else np.broadcast_to(found[0][3], (B, blk.nthreads))
+        else:
+            flat, bad, _ = flat_index(arr.name, arr.shape, index, lanes, width, site)
+    return _per_block(blk, site, c, lanes, kind, arr, flat, bad, width, value, op, compare, lane_bytes)
+
+
+def _check_alignment(arr, site, one, flat, width, lane_bytes):
     if width > 1 and one.where(flat % width).any():
         b, t = (int(x[0]) for x in np.nonzero(one.where(flat % width != 0, False)))
         where = f"__shared__ access at element {int(flat[b, t])} of {arr.name} (not a multiple of {width})"
         raise diagnostics.misaligned(lane_bytes, where, site, one.geo.thread(t), one.block_of(b))
+
+
+def _count_wavefronts(c, one, flat, itemsize, lane_bytes, times):
+    """Wavefronts of the lanes ``one`` (a block, or the pass), ``times`` blocks alike."""
     k = max(1, lane_bytes // 4)  # 4-byte words per lane
     word = flat * itemsize // 4
     words = word[..., None] + np.arange(k) if k > 1 else word[..., None]
     done, ideal = wavefronts(*phases(one.geo.rows(words), one.row_mask))
-    times = 1 if pattern is None else B if pattern[1] is None else int(np.count_nonzero(pattern[1]))
     c.shared_wavefronts += done * times
     c.shared_ideal_wavefronts += ideal * times
-    c.shared_requests += blk._issue(c, lanes)
-    if pattern is not None and kind != "atomic":
-        rows = arr.split(pattern[1])
-        if rows is not None:
-            return _by_rows(blk, site, kind, arr, rows, one, flat, bad, width, value, lane_bytes)
-    return _per_block(blk, site, c, lanes, kind, arr, flat, bad, width, value, op, compare, lane_bytes)
 
 
-def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, lane_bytes):
+def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, lane_bytes, active=None, out=None):
     """The access for blocks that share rows of tables (``rows``: ``[(row, blocks), …]``),
     all with the same lanes ``one`` and the same ``flat`` index (of one block): the checks
-    once per row, then the data of every block that runs it in one move."""
+    once per row, then the data of every block that runs it in one move. ``active``: the
+    blocks of the pass these are (None: all); a load fills their part of ``out``."""
     tools = blk._L.tools
     B, T = blk.nblocks, blk.nthreads
     run = one if bad is None else one.without(bad)
@@ -269,34 +324,31 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
             _hazards(blk, arr, site, kind, key, warp, lane, blocks)
         if kind == "write":
             arr.written[key] = True
-    active = None
-    if sum(blocks.size for _, blocks in rows) < B:
-        active = np.zeros(B, bool)
-        for _, blocks in rows:
-            active[blocks] = True
     cols, lanes_at = _run(elements), _run(t)
+    data = arr.data if active is None else arr.data[active]
     if kind == "read":
         if isinstance(cols, slice):
-            got = arr.data[:, cols].copy()  # a slice is a view: the value must not change with memory
+            got = data[:, cols].copy()  # a slice is a view: the value must not change with memory
         else:
-            got = np.take(arr.data, cols, axis=1)
-        got = got.reshape((B, -1) + extra)
-        if run.all:
-            out = got
-        else:
+            got = np.take(data, cols, axis=1)
+        got = got.reshape((data.shape[0], -1) + extra)
+        if active is None and run.all:
+            return got
+        if out is None:
             out = np.zeros((B, T) + extra, arr.dtype)
+        if active is None:
             out[:, lanes_at] = got
-        if active is not None:
-            out[~active] = 0
+        else:
+            out[active[:, None], t[None, :]] = got
         return out
     values = per_thread(np.asarray(value, dtype=arr.dtype), B, T, site, "value", extra)
-    new = values[:, lanes_at].reshape(B, -1)
-    _put_columns(arr.data, elements, cols, new, active)
+    new = values[:, lanes_at] if active is None else values[active][:, t]
+    _put_columns(arr.data, elements, cols, new.reshape(new.shape[0], -1), active)
     return None
 
 
 def _put_columns(data: np.ndarray, elements: np.ndarray, cols, new: np.ndarray, active) -> None:
-    """``data[active, elements] = new[active]`` (every block when ``active`` is None). numpy
+    """``data[active][:, elements] = new`` (every block when ``active`` is None). numpy
     scatters along a row slowly, so a permutation of a run of elements (a transposed tile)
     is turned into a gather of ``new`` instead."""
     if elements.size == 0:
@@ -311,9 +363,9 @@ def _put_columns(data: np.ndarray, elements: np.ndarray, cols, new: np.ndarray, 
     if active is None:
         data[:, cols] = new  # repeated elements: the later lane's value stays, as numpy leaves it
     elif isinstance(cols, slice):
-        data[active, cols] = new[active]
+        data[active, cols] = new
     else:
-        data[np.flatnonzero(active)[:, None], cols[None, :]] = new[active]
+        data[active[:, None], cols[None, :]] = new
 
 
 def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, op, compare, lane_bytes):
