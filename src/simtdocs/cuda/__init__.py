@@ -76,9 +76,11 @@ Differences from numba.cuda, all of them known:
   is numba's (``float32 * 2.0`` is float64 before a store casts it back). numba's
   simulator, by contrast, computes ``float32 * 2.0`` in float32 (numpy 2 treats the literal
   as weak), so a long float chain can differ from it in the last bit.
-* **Memory.** The engine addresses C-contiguous arrays: a strided argument (``a.T``, a
-  slice with a step) runs as a C-contiguous copy that is copied back after the launch, so
-  its sectors are those of the copy's layout. A negative index is out of bounds (a
+* **Memory.** The engine addresses C-contiguous arrays. A transposed argument (``a.T``,
+  Fortran order) runs in place as the C-contiguous view of its memory with its indices
+  reordered, so its addresses and sectors are the real ones (a memcheck message names the
+  view's axes); any other strided argument (a slice with a step) runs as a C-contiguous
+  copy, copied back after the launch, with the copy's addresses. A negative index is out of bounds (a
   memcheck error), as in CUDA C; numba wraps it around. Slicing an array inside a kernel is not supported. Local arrays are zero-filled
   (numba leaves them undefined) and not counted as memory traffic; constant arrays
   (``const.array_like``, and global numpy arrays a kernel names, which numba freezes into

@@ -197,7 +197,11 @@ class Scope:
         self.params = [a.arg for a in self.tree.args.args]
         self.statics = {p: k.value for p, k in param_kinds.items() if isinstance(k, Static)}
         self.locals = assigned_names(self.tree) - set(self.statics)
-        self.kinds: dict[str, str] = {p: k for p, k in param_kinds.items() if k in ARRAY_KINDS}
+        #: A transposed global array runs as np.transpose(a, p): its indices are reordered by p.
+        self.perms: dict[str, tuple] = {p: tuple(int(x) for x in k.split(":")[1].split(","))
+                                        for p, k in param_kinds.items() if isinstance(k, str) and k.startswith("global:")}
+        self.kinds: dict[str, str] = {p: k.split(":")[0] for p, k in param_kinds.items()
+                                      if isinstance(k, str) and k.split(":")[0] in ARRAY_KINDS}
         self.varying: set[str] = {p for p, k in param_kinds.items() if k == "varying"}
         self.exits: dict[int, set] = {}  # id(if/for/while node) -> masked exits that leave it
         self.loop_kind: dict[int, str] = {}  # id(loop) -> "uniform" / "varying"
@@ -278,6 +282,8 @@ class Scope:
             for node in ast.walk(self.tree):
                 if not isinstance(node, ast.Assign):
                     continue
+                if isinstance(node.value, ast.Name) and node.value.id in self.perms:
+                    raise self.src.error(node, f"a second name for the transposed array {node.value.id} is not supported")
                 kind = self._kind_of_value(node.value)
                 if kind is None:
                     continue
@@ -348,8 +354,14 @@ class Scope:
     def call_kinds(self, node: ast.Call) -> tuple:
         if node.keywords:
             raise self.src.error(node, "keyword arguments to a device function are not supported")
-        return tuple(self.array_kind(a) or self._static_arg(a) or ("varying" if self.is_varying(a) else "value")
+        return tuple(self._array_arg(a) or self._static_arg(a) or ("varying" if self.is_varying(a) else "value")
                      for a in node.args)
+
+    def _array_arg(self, node):
+        kind = self.array_kind(node)
+        if kind == "global" and isinstance(node, ast.Name) and node.id in self.perms:
+            return "global:" + ",".join(map(str, self.perms[node.id]))
+        return kind
 
     def _static_arg(self, node):
         if isinstance(node, ast.Constant):

@@ -41,7 +41,9 @@ HELPERS = {
     "_shfl_up_source": rt.shfl_up_source, "_shfl_down_source": rt.shfl_down_source,
     "_shfl_xor_source": rt.shfl_xor_source, "_block_reduce": rt.block_reduce, "_Local": rt.Local,
     "_local_load": rt.local_load, "_local_store": rt.local_store, "_const_load": rt.const_load,
-    "_print": rt.print_, "_assert": rt.assert_, "_dtype": to_dtype, "_shape": lambda a: tuple(np.int64(s) for s in a.shape),
+    "_print": rt.print_, "_assert": rt.assert_, "_dtype": to_dtype,
+    "_shape": lambda a, order=None: tuple(np.int64(a.shape[k]) for k in (order or range(len(a.shape)))),
+    "_permute": lambda index, order: tuple(index[k] for k in order),
     "_dynamic_shared": lambda blk, dt, name: blk.shared(
         _dynamic_bytes(blk) // np.dtype(dt).itemsize, dt, name=name, dynamic=True),
 }
@@ -291,7 +293,7 @@ class Compiler(Expressions):
         kind = self.sc.array_kind(t.value)
         if kind is None:
             raise self.err(s, f"{ast.unparse(t.value)} is not an array the kernel can write")
-        index = self.index(t.slice)
+        index = self.index(t.slice, t.value)
         if kind in ("global", "shared"):
             call = self.blk_call("store", [copy.deepcopy(t.value), index, v], t)
             self.emit(ast.Expr(call), t)
@@ -311,7 +313,7 @@ class Compiler(Expressions):
             kind = self.sc.array_kind(t.value)
             if kind is None:
                 raise self.err(s, f"{ast.unparse(t.value)} is not an array the kernel can write")
-            index = self.index(t.slice)
+            index = self.index(t.slice, t.value)
             if not trivial(index):
                 tmp = self.fresh("_i")
                 self.emit(ast.Assign([ast.Name(tmp, ast.Store())], index), s)

@@ -63,6 +63,10 @@ class Expressions:
             kind = self.sc.array_kind(node.value)
             if kind:
                 if node.attr == "shape":
+                    perm = self._perm(node.value)
+                    if perm:
+                        inv = [perm.index(k) for k in range(len(perm))]
+                        return E(f"_shape(A, {tuple(inv)!r})", A=copy.deepcopy(node.value))
                     return E("_shape(A)", A=copy.deepcopy(node.value))
                 if node.attr in ("size", "ndim"):
                     return E(f"i64(A.{node.attr})", A=copy.deepcopy(node.value))
@@ -73,7 +77,7 @@ class Expressions:
         if isinstance(node, ast.Subscript):
             kind = self.sc.array_kind(node.value)
             if kind:
-                return self.load(node.value, self.index(node.slice), kind, node)
+                return self.load(node.value, self.index(node.slice, node.value), kind, node)
             return ast.Subscript(self.ex(node.value), self.ex(node.slice, bare=True))
         if isinstance(node, ast.Tuple):
             return ast.Tuple([self.ex(e) for e in node.elts])
@@ -114,7 +118,20 @@ class Expressions:
         attr = {"threadIdx": "t", "blockIdx": "b", "blockDim": "bd", "gridDim": "gd"}[base.name] + node.attr
         return ast.Attribute(ast.Name(self.blk), attr)
 
-    def index(self, sl):
+    def _perm(self, base):
+        return self.sc.perms.get(base.id) if isinstance(base, ast.Name) else None
+
+    def index(self, sl, base=None):
+        """The index of ``base[sl]``, its axes reordered when ``base`` is a transposed array."""
+        out = self._index(sl)
+        perm = None if base is None else self._perm(base)
+        if perm:
+            if isinstance(out, ast.Tuple) and len(out.elts) == len(perm):
+                return at(ast.Tuple([out.elts[k] for k in perm]), sl)
+            return E(f"_permute(I, {perm!r})", I=out)
+        return out
+
+    def _index(self, sl):
         if isinstance(sl, ast.Slice) or (isinstance(sl, ast.Tuple) and any(isinstance(e, ast.Slice) for e in sl.elts)):
             raise self.err(sl, "slicing (a[i:j]) is not supported in a kernel")
         if isinstance(sl, ast.Tuple):
@@ -220,6 +237,9 @@ class Expressions:
                    abs: "abs", len: None, pow: None}
         if f in builtin:
             if f is len:
+                perm = self._perm(node.args[0]) if node.args else None
+                if perm:
+                    return E(f"i64(A.shape[{perm.index(0)}])", A=args[0])
                 return E("i64(len(A))", A=args[0])
             if f is pow:
                 return ast.BinOp(args[0], ast.Pow(), args[1])
@@ -344,7 +364,7 @@ class Expressions:
             arr = copy.deepcopy(array)
             if op == "compare_and_swap":
                 return self.blk_call("atomic_cas", [arr, ast.Constant(0), self.ex(pos[1]), self.ex(pos[2])], node)
-            index = self.index(pos[1])
+            index = self.index(pos[1], array)
             if op == "cas":
                 return self.blk_call("atomic_cas", [arr, index, self.ex(pos[2]), self.ex(pos[3])], node)
             value = self.ex(pos[2])

@@ -146,7 +146,7 @@ class Kernel:
             params = [a.arg for a in self.source.tree.args.args]
             if len(params) != len(kinds):
                 raise TypeError(f"{self.__name__} takes {len(params)} arguments, got {len(kinds)}")
-            named = {p: ("global" if k == "array" else k) for p, k in zip(params, kinds)}
+            named = {p: ("global" + k[5:] if k.startswith("array") else k) for p, k in zip(params, kinds)}
             spec = self._specs[kinds] = Specialization(self.source, named, False, ())
         self._last_kinds = kinds
         return spec
@@ -158,7 +158,11 @@ class Kernel:
             raise TypeError(f"{self.__name__} is a kernel: launch it with {self.__name__}[grid, block](...) "
                             f"or simtdocs.launch({self.__name__}, grid, block, args=(...))")
         blk, rest = args[0], self._arguments(args[1:])
-        spec = self.specialize(tuple(ctypes.kind(a) for a in rest))
+        kinds = tuple(ctypes.kind(a) for a in rest)
+        # a transposed array runs as the C-contiguous view of the same memory (addresses kept)
+        rest = tuple(np.transpose(a, tuple(int(x) for x in k[6:].split(","))) if k.startswith("array:") else a
+                     for a, k in zip(rest, kinds))
+        spec = self.specialize(kinds)
         with np.errstate(all="ignore"):
             spec.function(blk, *rest)
 
@@ -191,10 +195,11 @@ class Kernel:
         """``simtdocs.launch`` with this kernel (``tools=``, ``trace=``, ``device=``, … as there)."""
         options.setdefault("tools", self.tools)
         options.setdefault("device", self.device)
-        # The engine addresses C-contiguous arrays; numba takes any strides. A strided
-        # argument (a transpose, a slice with a step) runs as a C-contiguous copy, copied back.
-        copies = [(a, np.ascontiguousarray(a)) if isinstance(a, np.ndarray) and not a.flags.c_contiguous else None
-                  for a in args]
+        # The engine addresses C-contiguous arrays; numba takes any strides. A transpose runs
+        # in place (see __call__); another strided argument (a slice with a step) runs as a
+        # C-contiguous copy, copied back.
+        copies = [(a, np.ascontiguousarray(a)) if isinstance(a, np.ndarray) and not a.flags.c_contiguous
+                  and ctypes.axes_order(a) is None else None for a in args]
         run_args = tuple(c[1] if c else a for a, c in zip(args, copies))
         stats = model.launch(self, grid, block, args=run_args, **options)
         for c in copies:

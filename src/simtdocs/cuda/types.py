@@ -89,10 +89,21 @@ def constant(value):
     return argument(value)
 
 
+def axes_order(a: np.ndarray):
+    """``p`` with ``np.transpose(a, p)`` C-contiguous (``a`` a transpose of a C array, such as
+    ``x.T`` or ``np.asfortranarray(x)``), None when ``a`` is C-contiguous or no order makes it so."""
+    if a.flags.c_contiguous or a.ndim < 2:
+        return None
+    p = tuple(int(k) for k in np.argsort([-abs(s) for s in a.strides], kind="stable"))
+    return p if np.transpose(a, p).flags.c_contiguous else None
+
+
 def kind(value) -> str:
-    """How a kernel argument enters the compiled form: "array" (global memory) or "value"."""
+    """How a kernel argument enters the compiled form: "array" (global memory), "array:p"
+    (a transposed array, run as ``np.transpose(a, p)`` with its indices reordered) or "value"."""
     if isinstance(value, np.ndarray):
-        return "array"
+        p = axes_order(value)
+        return "array" if p is None else "array:" + ",".join(map(str, p))
     if isinstance(value, (bool, int, float, complex, np.generic, tuple)):
         return "value"
     raise TypeError(f"a kernel argument must be a numpy array or a scalar, got {type(value).__name__}")
