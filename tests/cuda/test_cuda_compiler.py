@@ -462,3 +462,40 @@ def calls_recursion(x):
 def test_recursion_is_refused():
     with pytest.raises(CompileError, match="recursion"):
         calls_recursion[1, 1](np.zeros(1, np.int64))
+
+
+@cuda.jit
+def column_sums(out, b):
+    j = cuda.grid(1)
+    if j < b.shape[1]:
+        acc = 0.0
+        for k in range(b.shape[0]):
+            acc += b[k, j]
+        out[j] = acc
+
+
+def column_sums_blk(blk, out, base):  # the same, on the C array whose transpose the kernel gets
+    j = blk.bx * blk.bdx + blk.tx
+    m = blk.branch(j < base.shape[0])
+    acc = 0.0
+    for k in range(base.shape[1]):
+        acc = acc + blk.load(base, (j, k), mask=m)
+    blk.store(out, j, acc, mask=m)
+
+
+def test_a_transposed_argument_runs_in_place_with_its_real_addresses():
+    base = np.random.default_rng(4).random((40, 24))
+    o1, o2 = np.zeros(40), np.zeros(40)
+    s1 = column_sums[2, 32](o1, base.T)  # b = base.T: b[k, j] is base[j, k]
+    s2 = simtdocs.launch(column_sums_blk, grid=2, block=32, args=(o2, base))
+    assert np.allclose(o1, base.sum(1)) and np.array_equal(o1, o2)
+    assert s1.totals == s2.totals
+    out = np.zeros((6, 4)).T  # a transposed output is written in place
+    fill_t[1, (4, 6)](out)
+    assert np.array_equal(out, np.add.outer(np.arange(4) * 10, np.arange(6)))
+
+
+@cuda.jit
+def fill_t(o):
+    i, j = cuda.grid(2)
+    o[i, j] = i * 10 + j
