@@ -1744,3 +1744,42 @@ def run():
     out["native_cast"] = np.array([cfunc(12.3)])
     return out
 ''')
+
+
+# -- cudapy/test_mandel.py: numba only compiles it; here it runs, on both sides ---------------------
+
+case("mandel", "cudapy/test_mandel.py (its device function; the kernel around it is ours)", '''
+@cuda.jit(device=True)
+def mandel(tid, min_x, max_x, min_y, max_y, width, height, iters):
+    pixel_size_x = (max_x - min_x) / width
+    pixel_size_y = (max_y - min_y) / height
+
+    x = tid % width
+    y = tid / width
+
+    real = min_x + x * pixel_size_x
+    imag = min_y + y * pixel_size_y
+
+    c = complex(real, imag)
+    z = 0.0j
+
+    for i in range(iters):
+        z = z * z + c
+        if (z.real * z.real + z.imag * z.imag) >= 4:
+            return i
+    return iters
+
+
+@cuda.jit
+def mandel_kernel(out, width, height, iters):
+    tid = cuda.grid(1)
+    if tid < out.size:
+        out[tid] = mandel(tid, -2.0, 1.0, -1.0, 1.0, width, height, iters)
+
+
+def run():
+    width, height = 24, 16
+    out = np.zeros(width * height, np.uint32)
+    mandel_kernel[(width * height + 63) // 64, 64](out, width, height, 40)
+    return {"iterations": out}
+''')

@@ -35,7 +35,7 @@ HELPERS = {
     "i64": np.int64, "f64": np.float64, "i32": np.int32, "_np": np, "_sel": rt.sel, "_else": rt.else_,
     "_and": rt.and_, "_or": rt.or_, "_without": rt.without, "_any": rt.any_, "_truth": rt.truth,
     "_not": rt.not_, "_select": rt.select, "_range_cond": rt.range_cond, "_urange": rt.urange,
-    "_int": rt.int_, "_float": rt.float_, "_bool": rt.bool_, "_min": rt.min_, "_max": rt.max_,
+    "_int": rt.int_, "_float": rt.float_, "_complex": rt.complex_, "_bool": rt.bool_, "_min": rt.min_, "_max": rt.max_,
     "_round": rt.round_, "_popc": rt.popc, "_brev": rt.brev, "_clz": rt.clz, "_ffs": rt.ffs, "_fma": rt.fma,
     "_cbrt": rt.cbrt, "_lanemask_lt": rt.lanemask_lt, "_activemask": rt.activemask,
     "_shfl_up_source": rt.shfl_up_source, "_shfl_down_source": rt.shfl_down_source,

@@ -106,6 +106,8 @@ class Expressions:
             return E("B.lane", B=self.blk)
         if value is I.warpsize:
             return ast.Constant(32)
+        if isinstance(node, ast.Attribute) and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return E(f"{'i64' if isinstance(value, int) else 'f64'}(X)", X=copy.deepcopy(node))  # math.pi: float64
         if isinstance(value, (bool, int, float, complex, np.generic, np.ndarray, str, tuple)) or value is None:
             return copy.deepcopy(node) if isinstance(node, (ast.Name, ast.Attribute)) else node
         if is_dtype_like(value) or isinstance(value, np.dtype):
@@ -234,7 +236,7 @@ class Expressions:
                 raise self.err(node, "print's keyword arguments are not supported in a kernel")
             return ast.Call(ast.Name("_print"), [ast.Name(self.blk), copy.deepcopy(self.M)] + args, [])
         builtin = {int: "_int", float: "_float", bool: "_bool", min: "_min", max: "_max", round: "_round",
-                   abs: "abs", len: None, pow: None}
+                   abs: "abs", len: None, pow: None, complex: "_complex"}
         if f in builtin:
             if f is len:
                 perm = self._perm(node.args[0]) if node.args else None

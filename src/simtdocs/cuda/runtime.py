@@ -116,6 +116,12 @@ def float_(x):
     return x.astype(np.float64) if isinstance(x, np.ndarray) else np.float64(x)
 
 
+def complex_(real=0.0, imag=0.0):
+    """``complex(re, im)``: complex128 per thread, as numba types it."""
+    return np.asarray(real, np.float64) + 1j * np.asarray(imag, np.float64) if np.ndim(real) or np.ndim(imag) \
+        else np.complex128(complex(real, imag))
+
+
 def bool_(x):
     return truth(x)
 
