@@ -63,7 +63,8 @@ def comparison_table(figures):
         else:
             d = f.simulated - f.published
             sign = "+" if d > 0 else "−"
-            diff = f"{sign}{_value(abs(d))} ({sign}{abs(d / f.published):.1%})"
+            r = abs(d / f.published)
+            diff = f"{sign}{_value(abs(d))} ({sign}{r:.1%})" if r >= 0.001 else f"{sign}{_value(abs(d))} ({sign}{r:.3%})"
         source = f"[{f.source.key}]({f.source.url})"
         metric = f"`{f.metric}`" if isinstance(f.metric, str) else f.metric  # a label: the source's own formula
         what = _("{kernel} · {gpu}<br>{metric}", kernel=f.kernel, gpu=f.on, metric=metric)
