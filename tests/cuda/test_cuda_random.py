@@ -66,7 +66,7 @@ def test_generator_reaches_every_construct():
     import random
     seen = ""
     outcomes = set()
-    for seed in range(40):
+    for seed in range(20):
         r = random.Random(seed)
         source, block, grid, name = rk.program(lambda kind, lo, hi: r.randint(lo, hi))
         seen += source
