@@ -172,8 +172,7 @@ class Compiler(Expressions):
             exits = self.sc.exits.get(id(s), set()) if isinstance(s, (ast.If, ast.For, ast.While)) else set()
             if isinstance(s, (ast.For, ast.While)):
                 exits = exits & {"ret"}
-            if exits:
-                self.shrink(exits, s)
+            if exits and self.shrink(exits, s):
                 # what follows is a masked region of its own (``if i >= n: return`` and the rest)
                 for name in region_locals(stmts[k + 1:], self.uses, self.sc.kinds):
                     self.homes[name] = self.M.id
@@ -190,14 +189,16 @@ class Compiler(Expressions):
                 names.append(loop.cnt)
         return names
 
-    def shrink(self, exits, origin):
+    def shrink(self, exits, origin) -> bool:
+        """The current mask without the lanes that left by ``exits``; False when none can have."""
         names = self.exit_vars(exits)
         if not names:
-            return
+            return False
         m = self.fresh("_m")
         self.emit(S(f"{m} = _without(M, {', '.join(names)})", M=copy.deepcopy(self.M)), origin)
         self.M = ast.Name(m)
         self.ctxv = self.rel = True
+        return True
 
     def stmt(self, s) -> bool:
         """Compile one statement; True when nothing after it in its block can run."""
