@@ -290,7 +290,8 @@ BLOCK_SUM = Puzzle(
     "block_sum", "p2", "target", _("Budget: shared wavefronts"),
     _("The block reduction with a strided index (version 2 of the lecture) is right, but its "
       "accesses `sdata[2·s·tid]` pile up in a few banks. Bring the {blocks} blocks to {budget} "
-      "shared wavefronts: one per warp access.", blocks=SUM_N // SUM_BLOCK, budget=format(SUM_WAVEFRONTS, ",")),
+      "shared wavefronts: what the reduction takes when every warp access costs one wavefront and "
+      "only the warps that have work touch `sdata`.", blocks=SUM_N // SUM_BLOCK, budget=format(SUM_WAVEFRONTS, ",")),
     _("Sequential addressing: in each step the first s threads add `sdata[tid + s]` onto "
       "`sdata[tid]`, with s going from half the block down to 1. Neighbouring lanes then touch "
       "neighbouring words."),
