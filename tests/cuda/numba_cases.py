@@ -7,12 +7,16 @@ sometimes at a smaller size (numba's simulator runs a Python thread per CUDA thr
 numba's simulator and in simtdocs.cuda and compares the results exactly.
 
 Left out, and why: warp-level operations (test_warp_ops.py; numba's simulator has none,
-numba issue 8433), cooperative groups (doc_examples/test_laplace.py, test_sessionize.py,
-test_cg.py: ``cuda.cg.this_grid().sync()``), random numbers (test_random.py,
-test_montecarlo.py: ``numba.cuda.random``), float16 (``cuda.fp16``, ``hadd`` …), records,
-complex local arrays, ``print``, exceptions and debug mode, the FFI and C pointers, ufuncs
-and gufuncs (``@vectorize``), IPC, streams, and the dispatcher tests (signatures, caching,
-typing errors), which test numba's compiler rather than what a kernel computes.
+numba issue 8433: tests/cuda checks ours against numpy and the reference engine instead),
+cooperative groups (doc_examples/test_laplace.py, test_sessionize.py, test_cg.py:
+``cuda.cg.this_grid().sync()``, not modelled), random numbers (test_random.py,
+test_montecarlo.py: ``numba.cuda.random``), float16 (``cuda.fp16``, test_casting's float16
+cases), records and array methods inside kernels (test_record_dtype.py, test_array.py:
+``a.reshape``), ``print`` tests (output order), exceptions and debug mode, the FFI and C
+pointers, ufuncs and gufuncs (``@vectorize``), IPC, streams, and the dispatcher tests
+(signatures, caching, typing errors), which test numba's compiler rather than what a kernel
+computes; the 64-bit bit-intrinsic tests, skipped on numba's simulator, are checked against
+their expected values in test_cuda_compiler.py.
 """
 
 import numpy as np
