@@ -251,7 +251,8 @@ SKELETON = {
                  ' i, v)`) (1,978 of its 2,048 elements are wrong)',
     "warp_max": 'wrong value at element 13 of out: expected 0.964468, got 0.877868, stored by line 6 '
                 '(`blk.store(out, i, v)`) (999 of its 2,048 elements are wrong)',
-    "compact": 'wrong value at element 0 of out: expected 9, got 0 (1,347 of its 2,048 elements are wrong)',
+    "compact": 'wrong value at element 1 of out: expected 7, got 9, stored by line 7 (`blk.store(out, i, '
+               'v, mask=keep)`) (1,347 of its 2,048 elements are wrong)',
     "histogram": 'global requests: 256 where at most 144 are allowed; 128 of them on line 4 '
                  '(`blk.atomic_add(hist, b, 1 + 0 * i)`), where the solution needs 16',
     "tail_sum": 'a race inside warp 0 on line 14: lane 0 reads shared sdata[8], which lane 8 writes on line'

@@ -45,8 +45,9 @@ MESSAGES = {
     "scale_index_only": 'wrong value at element [0][0] of B: expected -2.1021, got 0.0, stored by line 4 '
                         '(`blk.store(B, (row, col), 3.0 * (row * N + col))`) (4,096 of its 4,096 elements are '
                         'wrong)',
-    "scale_transposed_store": 'wrong value at element [0][1] of B: expected -0.933421, got 2.5284 (4,032 of its 4,096 '
-                              'elements are wrong)',
+    "scale_transposed_store": 'wrong value at element [1][0] of B: expected 2.5284, got -0.933421, stored by line 4 '
+                              '(`blk.store(B, (col, row), 3 * blk.load(A, (row, col)))`) (4,032 of its 4,096 elements '
+                              'are wrong)',
     "transpose_no_sync": 'a race between warps 0 and 1 on line 10: warp 0 reads shared tile[1][0], which warp 1 '
                          'writes on line 6, with no __syncthreads() between (16 hazards in all)',
     "pair_index_only": 'wrong value at element 0 of out: expected 1.21776, got 1.0, stored by line 4 '
@@ -66,7 +67,8 @@ MESSAGES = {
                            'are wrong)',
     "signed_annotation_removed": 'warps diverge on line 5 (`blk.alu(4, mask=pos)`): its warp instructions run 16 of their '
                                  '32 lanes on average; SIMT efficiency 60% where 100% is asked',
-    "signed_reads_unsorted": 'wrong value at element 2 of y: expected -1.78379, got -0.429448 (4,092 of its 4,096 '
+    "signed_reads_unsorted": 'wrong value at element 3 of y: expected 0.955131, got -1.78379, stored by line 8 '
+                             '(`blk.store(y, j, np.where(pos, np.sqrt(np.abs(v)), -v * v))`) (4,092 of its 4,096 '
                              'elements are wrong)',
     "copy4_index_only": 'wrong value at element 0 of out: expected 0.186359, got 0.0, stored by line 3 '
                         '(`blk.store(out, i, np.stack([i + k for k in range(4)], axis=-1).astype(np.float32), '
@@ -81,7 +83,8 @@ MESSAGES = {
                           '(`blk.store(out, i, v)`) (1,024 of its 2,048 elements are wrong)',
     "max_shared": 'shared requests: 2,112 where at most 0 are allowed; 1,984 of them on line 8 (`best = '
                   'np.maximum(best, blk.load(s, blk.warp * 32 + k))`), which the solution does without',
-    "compact_counts_itself": 'wrong value at element 0 of out: expected 9, got 0 (954 of its 2,048 elements are wrong)',
+    "compact_counts_itself": 'wrong value at element 1 of out: expected 7, got 9, stored by line 8 (`blk.store(out, 32'
+                             ' * w + before, v, mask=keep)`) (954 of its 2,048 elements are wrong)',
     "compact_own_vote": 'wrong value at element 0 of count: expected 18, got 0, stored by line 8 '
                         '(`blk.store(count, w, keep.astype(np.int32), mask=blk.lane == 0)`) (64 of its 64 '
                         'elements are wrong)',

@@ -302,11 +302,16 @@ class Puzzle:
             wrong = self._wrong(g, w)
             if wrong.any():
                 first = int(np.flatnonzero(wrong)[0])
+                writers = _writers(stats.trace, own[index] if index < len(own) else None, want.itemsize) \
+                    if index not in case.unordered else {}
+                traced = [k for k in np.flatnonzero(wrong)[:4096].tolist() if k in writers]
+                if traced:  # a wrong element the traced warp wrote: its line is the one to look at
+                    first = traced[0]
                 fields = dict(where=V.where(first, w.shape), array=names[index], expected=V.number(w.reshape(-1)[first]),
                               got=V.number(g.reshape(-1)[first]), bad=format(int(wrong.sum()), ","),
                               n=format(want.size, ","))
                 if ordered:
-                    site = _writer(stats.trace, own[index] if index < len(own) else None, first * want.itemsize)
+                    site = writers.get(first)
                     if site is not None:
                         return _("wrong value at element {where} of {array}: expected {expected}, got {got}, "
                                  "stored by {line} ({bad} of its {n} elements are wrong)", line=lines.of(site), **fields)
@@ -436,16 +441,18 @@ def _parameters(kernel) -> list[str]:
     return names if func is not None else names[1:]
 
 
-def _writer(trace, array: str | None, byte: int):
-    """The site of the last store (or atomic) of the traced warp that wrote byte ``byte`` of the
-    global array the kernel calls ``array``; None if that warp did not write it."""
+def _writers(trace, array: str | None, itemsize: int) -> dict:
+    """Element → the site of the last store (or atomic) of the traced warp that wrote it, for
+    the global array the kernel calls ``array``."""
+    out: dict = {}
     if array is None:
-        return None
-    for record in reversed(trace or ()):
+        return out
+    for record in trace or ():
         if record.space == "global" and record.kind != "load" and record.array == array:
-            if any(a <= byte < a + record.lane_bytes for a in record.addresses):
-                return record.site
-    return None
+            for address in record.addresses:
+                for k in range(address // itemsize, (address + record.lane_bytes) // itemsize):
+                    out[k] = record.site
+    return out
 
 
 def _dims(d: tuple) -> str:
