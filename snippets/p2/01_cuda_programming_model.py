@@ -170,7 +170,9 @@ glue("p2_u8_right", right)
 glue("p2_u8_wrapped", wrapped)
 glue("p2_u8_lanes", idx.size)
 glue("p2_u8_first_wrap", 256 // 4)
-glue("p2_u8_example", int((np.array([200], np.uint8) * 4)[0]))
+example = 200
+glue("p2_u8_expr", f"`{example} * 4`")
+glue("p2_u8_example", int((np.array([example], np.uint8) * 4)[0]))
 # --8<-- [end:promotion_glue]
 
 
