@@ -37,8 +37,10 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import os
 import pstats
 import statistics
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -407,6 +409,14 @@ def check(got, want, c: Case, what):
                                rtol=c.rtol, atol=0 if c.rtol <= 1e-5 else c.rtol, err_msg=f"{c.name}: {what}")
 
 
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True,
+                              timeout=10).stdout.strip() or "?"
+    except OSError:
+        return "?"
+
+
 def fmt_t(s):
     return f"{s * 1e3:8.1f}ms" if s < 10 else f"{s:8.2f}s "
 
@@ -436,6 +446,10 @@ def main(argv=None) -> int:
         profile(next(c for c in all_cases if c.key == args.profile), args.top)
         return 0
     chosen = [c for c in all_cases if not args.cases or c.key in args.cases.split(",")]
+    engine = sorted((HERE.parent / "src" / "simtdocs").rglob("*.py"))
+    stamp = max((f.stat().st_mtime for f in engine), default=0)
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {_commit()}, "
+          f"load average {os.getloadavg()[0]:.1f}, numpy {np.__version__}\n")
     rows = []
     print(f"{'case':44} {'family':12} {'simtdocs':>10} {'floor':>10} {'idiom':>10} {'sim/floor':>9} "
           f"{'sim/idiom':>9} {'peak MB':>8} {'padded':>10} {'twin':>6}", flush=True)
@@ -501,6 +515,9 @@ def main(argv=None) -> int:
     if rows:
         top = max(rows, key=lambda r: r[4])
         checks.append((f"peak < 2 GB: largest {top[4] / 2**20:.0f} MB ({top[0].key})", top[4] < PEAK_TARGET))
+    if max((f.stat().st_mtime for f in engine), default=0) != stamp:
+        print("\nnote: src/simtdocs changed on disk during the run (this run used the code it imported first)")
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
     print()
     for text, ok in checks:
         print(f"  {'PASS' if ok else 'MISS'}  {text}")
