@@ -1,9 +1,12 @@
 // The reader's pass (issue 27): what a reader would find wrong on one page, gathered in one
 // evaluate. Called by tests/browser/test_reader.py once per (page, language, width, scheme)
-// with {lang, width, drawings}; returns a list of findings per class, each a short string.
-async ({lang, width, drawings}) => {
-  const out = {language: [], clipped: [], phone: [], drawing: [], captions: [], typography: [],
-               numbering: [], headings: [], title: "", words: []};
+// with {lang, width, all}; returns a list of findings per class, each a short string. Without
+// `all` (the second colour scheme) only what a scheme could change is checked: clipping,
+// figures on a phone, typography. The figures' drawings are checked once per figure file by
+// drawing_checks.js.
+async ({lang, width, all}) => {
+  const out = {language: [], clipped: [], phone: [], captions: [], typography: [],
+               numbering: [], headings: [], title: "", words: [], figures: []};
   const article = document.querySelector("article.md-content__inner") || document.querySelector("article");
   if (!article) return out;
   const HAN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
@@ -24,6 +27,7 @@ async ({lang, width, drawings}) => {
   const visible = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
 
   // -- language of every paragraph ----------------------------------------------------------
+  if (all) {
   const BLOCKS = "p, li, td, th, figcaption, caption, h1, h2, h3, h4, h5, h6, dt, dd, summary, .admonition-title, .jp-RenderedMarkdown > *";
   const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
   const perBlock = new Map();
@@ -54,15 +58,17 @@ async ({lang, width, drawings}) => {
     }
   }
 
+  }
+
   // -- nothing clipped ------------------------------------------------------------------------
   const docW = document.documentElement.scrollWidth;
   if (docW > window.innerWidth + 1) out.clipped.push(`the page scrolls sideways: ${docW} px wide in a ${window.innerWidth} px window`);
   for (const el of article.querySelectorAll("*")) {
+    const over = el.scrollWidth - el.clientWidth;  // cheap once laid out: most elements stop here
+    if (over <= 1 || el.clientWidth === 0) continue;
     if (el.closest("svg, mjx-container, .mermaid") || !visible(el)) continue;
     const cs = getComputedStyle(el);
     if (cs.display === "inline" || cs.position === "absolute" || cs.position === "fixed") continue;
-    const over = el.scrollWidth - el.clientWidth;
-    if (over <= 1 || el.clientWidth === 0) continue;
     if (cs.overflowX === "hidden" || cs.overflowX === "clip") {
       out.clipped.push(`${label(el)}: ${over} px of its content cut off (overflow ${cs.overflowX}): "${short(el.textContent, 50)}"`);
       continue;
@@ -142,75 +148,7 @@ async ({lang, width, drawings}) => {
       else if (natural < 9)
         out.phone.push(`${name}: smallest text ${natural.toFixed(1)} px even at full size`);
     }
-    if (drawings) out.drawing.push(...(await checkDrawing(text, name)));
-  }
-
-  async function checkDrawing(text, name) {
-    const found = [];
-    const host = document.createElement("div");
-    host.style.cssText = "position:absolute;left:-20000px;top:0;visibility:hidden";
-    host.innerHTML = text.replace(/^<\?xml[^>]*>/, "").replace(/<!DOCTYPE[^>]*>/, "");
-    document.body.appendChild(host);
-    try {
-      const svg = host.querySelector("svg");
-      if (!svg) return found;
-      const canvas = svg.getBoundingClientRect();
-      // cells: filled rectangles (matplotlib paths "M x y L x y L x y L x y z")
-      const cells = [];
-      for (const p of svg.querySelectorAll("path")) {
-        if (p.closest("defs, [id^=text_], [id^=legend_] [id^=text_]")) continue;
-        const d = (p.getAttribute("d") || "").trim();
-        const pts = [...d.matchAll(/[ML]\s*([-\d.]+)\s+([-\d.]+)/g)].map((m) => [+m[1], +m[2]]);
-        if (pts.length < 4 || pts.length > 5 || !/z\s*$/i.test(d)) continue;
-        const xs = new Set(pts.map((q) => q[0].toFixed(1))), ys = new Set(pts.map((q) => q[1].toFixed(1)));
-        if (xs.size !== 2 || ys.size !== 2) continue;
-        const style = p.getAttribute("style") || "";
-        if (/fill:\s*none/.test(style) && !/stroke/.test(style)) continue;
-        const r = p.getBoundingClientRect();
-        if (r.width < 2 || r.height < 2) continue;
-        if (r.width >= canvas.width - 1 && r.height >= canvas.height - 1) continue;  // the figure's background
-        cells.push({r, id: (p.closest("g[id]") || {}).id || ""});
-      }
-      const texts = [...svg.querySelectorAll("g[id^=text_]")].filter((g) => !g.parentElement.closest("g[id^=text_]"));
-      for (const g of texts) {
-        const r = g.getBoundingClientRect();
-        if (r.width === 0) continue;
-        const what = (g.firstChild && g.firstChild.nodeType === 8 ? g.firstChild.textContent : g.id).trim();
-        if (r.left < canvas.left - 0.5 || r.right > canvas.right + 0.5 || r.top < canvas.top - 0.5 || r.bottom > canvas.bottom + 0.5)
-          found.push(`${name}: text "${short(what, 30)}" runs off the canvas`);
-        const cx = (r.left + r.right) / 2, cy = (r.top + r.bottom) / 2;
-        let best = null;
-        for (const c of cells) {
-          if (cx >= c.r.left && cx <= c.r.right && cy >= c.r.top && cy <= c.r.bottom
-              && (!best || c.r.width * c.r.height < best.r.width * best.r.height)) best = c;
-        }
-        if (best && (r.left < best.r.left - 0.75 || r.right > best.r.right + 0.75))
-          found.push(`${name}: text "${short(what, 30)}" spills out of its cell ${best.id} (${r.width.toFixed(1)} px in ${best.r.width.toFixed(1)} px)`);
-      }
-      // a legend that promises numbers in the cells: the cells carry them
-      const legend = [...svg.querySelectorAll("[id^=legend_] [id^=text_]")].map((g) => (g.firstChild && g.firstChild.nodeType === 8 ? g.firstChild.textContent : ""));
-      const promised = legend.filter((t) => /\bits number\b|numbers? in (the|each) cell|格中数字|数字是/.test(t));
-      if (promised.length) {
-        const numbered = cells.filter((c) => /^cell-/.test(c.id)).some((c) => texts.some((g) => {
-          const r = g.getBoundingClientRect(), cx = (r.left + r.right) / 2, cy = (r.top + r.bottom) / 2;
-          return cx >= c.r.left && cx <= c.r.right && cy >= c.r.top && cy <= c.r.bottom;
-        }));
-        if (!numbered) found.push(`${name}: the legend says "${short(promised[0], 40)}" but no cell shows a number`);
-      }
-    } finally {
-      host.remove();
-    }
-    return found;
-  }
-
-  // -- captions: one per thing -----------------------------------------------------------------
-  const seen = new Map();
-  for (const cap of article.querySelectorAll("figcaption, caption")) {
-    const text = cap.textContent.replace(/^\s*(图|表|Figure|Table)\s*[\d.]+\s*[:：]\s*/, "").replace(/\s+/g, " ").trim();
-    if (!text) continue;
-    const number = (cap.querySelector(".simt-number") || {}).textContent || short(text, 20);
-    if (seen.has(text)) out.captions.push(`${number} has the same caption as ${seen.get(text)}: "${short(text, 60)}"`);
-    else seen.set(text, number);
+    out.figures.push({src: img.currentSrc || img.src, name});
   }
 
   // -- CJK typography --------------------------------------------------------------------------
@@ -252,6 +190,17 @@ async ({lang, width, drawings}) => {
     }
   }
 
+  // -- captions: one per thing -----------------------------------------------------------------
+  if (!all) return out;
+  const seen = new Map();
+  for (const cap of article.querySelectorAll("figcaption, caption")) {
+    const text = cap.textContent.replace(/^\s*(图|表|Figure|Table)\s*[\d.]+\s*[:：]\s*/, "").replace(/\s+/g, " ").trim();
+    if (!text) continue;
+    const number = (cap.querySelector(".simt-number") || {}).textContent || short(text, 20);
+    if (seen.has(text)) out.captions.push(`${number} has the same caption as ${seen.get(text)}: "${short(text, 60)}"`);
+    else seen.set(text, number);
+  }
+
   // -- numbering and headings ---------------------------------------------------------------------
   const h2 = [...article.querySelectorAll("h2")].map((h) => h.textContent.replace(/¶/g, "").trim());
   const h3 = [...article.querySelectorAll("h3")].map((h) => h.textContent.replace(/¶/g, "").trim());
@@ -274,7 +223,7 @@ async ({lang, width, drawings}) => {
     const w = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
     const all = new Set();
     for (let n = w.nextNode(); n; n = w.nextNode()) {
-      if (!n.parentElement || n.parentElement.closest(NOT_PROSE + ", #tbl-terminology")) continue;
+      if (!n.parentElement || n.parentElement.closest(NOT_PROSE + ", " + NAMES + ", #tbl-terminology")) continue;
       for (const m of n.textContent.matchAll(/\b[A-Za-z]+(?:is|iz)(?:e|es|ed|ing|ation|ations|er|ers)\b/g)) all.add(m[0].toLowerCase());
     }
     out.words = [...all];

@@ -88,7 +88,11 @@ class Table:
         def cell(v, f):
             return text(v, lang, f).replace("|", r"\|").replace("\n", " ")
 
-        head = "| " + " | ".join(cell(c, None) for c in self.columns) + " |"
+        def header(c):  # "threads/block" may break after its slash: a table of such columns fits the page
+            parts = cell(c, None).split("`")
+            return "`".join(p if k % 2 else p.replace("/", "/<wbr>") for k, p in enumerate(parts))
+
+        head = "| " + " | ".join(header(c) for c in self.columns) + " |"
         align = self.align or "l" + "r" * (len(self.columns) - 1)
         rule = "|" + "|".join({"l": ":--", "r": "--:", "c": ":-:"}[a] for a in align) + "|"
         body = ["| " + " | ".join(cell(v, f) for v, f in zip(r, fmts)) + " |" for r in self.rows]
