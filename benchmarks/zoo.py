@@ -411,8 +411,11 @@ def check(got, want, c: Case, what):
 
 def _commit() -> str:
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True,
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True,
                               timeout=10).stdout.strip() or "?"
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "src/simtdocs"], cwd=HERE.parent,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return head + (" with uncommitted changes in src/simtdocs" if dirty else "")
     except OSError:
         return "?"
 
