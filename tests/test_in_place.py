@@ -113,3 +113,51 @@ def test_an_index_rewritten_by_slice_assignment_is_read_afresh(run):
     out = np.zeros(64)
     run(two_halves, grid=1, block=64, args=(a, out))
     np.testing.assert_array_equal(out, a + 10 * a[::-1])
+
+
+@pytest.mark.parametrize("run", ENGINES)
+def test_a_branch_on_thread_indices_narrowed_by_values_that_differ_between_blocks(run):
+    def first_half_positive(blk, a, out):
+        i = blk.bx * blk.bdx + blk.tx
+        m = blk.branch(blk.tx < 16)  # the same in every block...
+        m &= blk.load(a, i) > 0  # ...narrowed in place by each block's own data
+        blk.store(out, i, 1.0, mask=m)
+
+    a = RNG.standard_normal(4 * 64)
+    out = np.zeros(4 * 64)
+    stats = run(first_half_positive, grid=4, block=64, args=(a, out))
+    want = ((np.arange(4 * 64) % 64 < 16) & (a > 0)).astype(float)
+    np.testing.assert_array_equal(out, want)
+    store = next(c for s, c in stats.by_site.items() if "blk.store" in s.source)
+    assert store.active_lanes == int(want.sum())
+
+
+def test_widening_a_thread_index_in_place_with_block_values_says_how_to_write_it():
+    from simtdocs import SimulatorError
+
+    def shifted(blk, a, out):
+        i = blk.tx.copy()
+        i += blk.bx * blk.bdx  # blk.tx holds one row for every block of the pass
+        blk.store(out, i, blk.load(a, i))
+
+    with pytest.raises(SimulatorError, match=r"line \d+: i \+= blk\.bx \* blk\.bdx  # .*\) updates in place an array that "
+                                             r"holds one row for all blocks.*i = i \+ blk\.bx \* blk\.bdx"):
+        launch(shifted, grid=4, block=32, args=(np.zeros(128), np.zeros(128)))
+
+
+def test_a_branch_mask_written_in_place_is_read_afresh_by_the_instruction_after():
+    def narrowed(blk, out):
+        m = blk.branch(blk.tx < 24)
+        blk.store(out, blk.bx * blk.bdx + blk.tx, 1.0, mask=m)  # 24 lanes per block
+        m[:, 8:] = False  # slice assignment: 8 lanes per block
+        blk.store(out, blk.bx * blk.bdx + blk.tx, 2.0, mask=m)
+        np.logical_and(m, blk.tx < 4, out=m)  # a ufunc writing into it: 4 lanes per block
+        blk.store(out, blk.bx * blk.bdx + blk.tx, 3.0, mask=m)
+
+    for run in (launch, reference.launch):
+        out = np.zeros(3 * 32)
+        stats = run(narrowed, grid=3, block=32, args=(out,))
+        row = [3.0] * 4 + [2.0] * 4 + [1.0] * 16 + [0.0] * 8
+        np.testing.assert_array_equal(out, row * 3)
+        lanes = sorted(c.active_lanes for s, c in stats.by_site.items() if "blk.store" in s.source)
+        assert lanes == [3 * 4, 3 * 8, 3 * 24]

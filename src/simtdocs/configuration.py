@@ -103,12 +103,20 @@ def _shared_limit(device: Device, shared_bytes: int, max_dynamic) -> tuple[int, 
 
 def _explain(name: str, exc: ValueError) -> None:
     """Turn numpy's words for two kernel mistakes into the simulator's."""
-    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    frames = traceback.extract_tb(exc.__traceback__)
+    frame = next((f for f in reversed(frames) if f.name == name), frames[-1])  # the kernel's own line
     if "truth value of an array" in str(exc):
         raise SimulatorError(
             f"{name} (line {frame.lineno}: {frame.line}) branches in Python on an array of threads "
             f"or blocks. Threads take branches with masks (m = cond; blk.load(..., mask=m)) or "
             f"blk.branch(cond); for Python logic per block, launch with blocks_per_pass=1."
+        ) from exc
+    if "non-broadcastable output operand" in str(exc):
+        raise SimulatorError(
+            f"{name} (line {frame.lineno}: {frame.line}) updates in place an array that holds one row "
+            f"for all blocks of the pass (blk.tx, blk.ty, blk.tz, blk.tid, blk.lane, blk.warp and what is "
+            f"built from them alone) with values that differ between blocks. Write it as a new array "
+            f"(i = i + blk.bx * blk.bdx), or start from one row per block (i = blk.tx + 0 * blk.bx)."
         ) from exc
     if "read-only" in str(exc):
         raise SimulatorError(

@@ -11,14 +11,15 @@ import numpy as np
 
 from .diagnostics import divergent_barrier
 from .indexing import per_thread
-from .threads import WARP_SIZE
+from .threads import WARP_SIZE, Lanes, branch_mask
 
 
 def branch(blk, site, c, lanes, cond):
     """Count a branch; return the mask of threads that take the ``if`` side.
 
-    A condition that is the same in every block (built from ``tx``, ``tid``… only) gives a
-    mask of shape (1, T), so later instructions under it are counted once for all blocks.
+    A condition that is the same in every block (built from ``tx``, ``tid``… only) is
+    counted for one block; later instructions under its mask find that out again
+    (``Block._lanes``) and are counted once for all blocks too.
     """
     cond = np.asarray(cond, dtype=bool)
     uniform = lanes.uniform and (cond.ndim < 2 or cond.shape[0] == 1)
@@ -34,7 +35,16 @@ def branch(blk, site, c, lanes, cond):
     # Divergent: some active lane goes each way.
     divergent = lanes.geo.rows(taken, False).any(axis=1) & lanes.geo.rows(stays, False).any(axis=1)
     c.divergent_branches += int(np.count_nonzero(divergent)) * (blk.nblocks if uniform else 1)
-    return taken.copy()
+    # One row per block even when every block agrees: the kernel owns the mask and may narrow
+    # it in place with values that differ between blocks (m &= v > 0). The instructions
+    # under it take the lanes it remembers, until such a write.
+    shape = (blk.nblocks, blk.nthreads)
+    if uniform:
+        taken = np.broadcast_to(taken, shape)
+        lanes = blk._all if taken[0].all() else Lanes(lanes.geo, blk.first, blk.nblocks, taken)
+        return branch_mask(taken.copy(), lanes)
+    lanes = blk._all if taken.all() else Lanes(lanes.geo, blk.first, blk.nblocks, taken)
+    return branch_mask(taken.copy(), lanes)
 
 
 def sync(blk, site, c, lanes) -> None:

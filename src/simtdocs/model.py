@@ -34,7 +34,7 @@ from .devices import H100, Device
 from .diagnostics import TOOLS, LaunchError, Site
 from .promotion import promoted
 from .shared_memory import Shared
-from .threads import WARP_SIZE, Lanes
+from .threads import WARP_SIZE, BranchMask, Lanes
 
 #: Threads simulated in one numpy pass; bounds the memory of a pass, not the result.
 THREADS_PER_PASS = 1 << 22
@@ -99,6 +99,9 @@ class Block:
         place (``m &= v > 0``), so a hit counts only when the values are still the same."""
         if mask is None:
             return self._all
+        if isinstance(mask, BranchMask) and mask.lanes is not None and mask.lanes.first == self.first \
+                and mask.lanes.blocks == self.nblocks:
+            return mask.lanes  # a mask from blk.branch, not written since
         memo = self._lanes_memo
         if memo is not None and memo[0] is mask and np.array_equal(memo[2], mask):
             return memo[1]
@@ -112,6 +115,9 @@ class Block:
                              f"of this pass (blocks {self.nblocks}, threads {self.nthreads})") from None
         if m0.all():
             lanes = self._all
+        elif m0.ndim == 2 and m0.shape[0] > 1 and np.array_equal(m0[1], m0[0]) and (m0[1:] == m0[:1]).all():
+            # the same in every block
+            lanes = Lanes(self._geo, self.first, self.nblocks, np.broadcast_to(m0[:1].copy(), m.shape))
         else:  # Lanes keeps its own copy: the kernel's array may change under it
             lanes = Lanes(self._geo, self.first, self.nblocks, np.broadcast_to(m0.copy(), m.shape))
         self._lanes_memo = (mask, lanes, m0.copy())

@@ -174,3 +174,47 @@ class Lanes:
             return values
         m = self.mask.reshape(self.mask.shape + (1,) * (values.ndim - 2))
         return np.where(m, values, fill)
+
+
+class BranchMask(np.ndarray):
+    """The mask ``blk.branch`` returns: the kernel's own (blocks, threads) array, which also
+    remembers the ``Lanes`` it stands for, so the instructions under it need not find them
+    again. It stays read-only until the kernel writes into it (``m &= v > 0``, ``m[...] = …``
+    from Python): the write forgets the lanes first, so they never describe other values."""
+
+    lanes: "Lanes | None" = None
+
+    def __array_finalize__(self, obj):
+        self.lanes = None  # a view, a copy or a result: plain values
+
+    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
+        plain = tuple(np.asarray(x) if isinstance(x, BranchMask) else x for x in inputs)
+        if out is not None:
+            for o in out:
+                if isinstance(o, BranchMask):
+                    o._forget()
+            kwargs["out"] = tuple(np.asarray(o) if isinstance(o, BranchMask) else o for o in out)
+            result = getattr(ufunc, method)(*plain, **kwargs)
+            return out[0] if len(out) == 1 else out
+        return getattr(ufunc, method)(*plain, **kwargs)
+
+    def __setitem__(self, key, value):
+        self._forget()
+        super().__setitem__(key, value)
+
+    def fill(self, value):
+        self._forget()
+        super().fill(value)
+
+    def _forget(self):
+        self.lanes = None
+        if not self.flags.writeable:
+            self.flags.writeable = True
+
+
+def branch_mask(values: np.ndarray, lanes: "Lanes") -> BranchMask:
+    """``values`` (blocks, threads) as a ``BranchMask`` that knows its ``lanes``."""
+    m = np.ascontiguousarray(values).view(BranchMask)
+    m.lanes = lanes
+    m.flags.writeable = False
+    return m
