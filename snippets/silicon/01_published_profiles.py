@@ -481,10 +481,15 @@ SM_MHZ = 775.67  # SM Frequency, cycle/usecond
 DRAM_PCT = 23.52  # DRAM Throughput, %
 ROW_SUMS_GRID, ROW_SUMS_BLOCK = 64, 256  # Grid Size, Block Size
 THEORETICAL_PCT, ACHIEVED_PCT = 100, 27.92  # Theoretical and Achieved Occupancy, %
+# --8<-- [end:clocks]
+
+
+# %%
+# --8<-- [start:clocks_glue]
 glue("si_sm_mhz", SM_MHZ, ".2f")
 glue("si_dram_pct", DRAM_PCT, ".2f")
 glue("si_rs_grid", ROW_SUMS_GRID)
 glue("si_rs_block", ROW_SUMS_BLOCK)
 glue("si_rs_theoretical", THEORETICAL_PCT)
 glue("si_rs_achieved", ACHIEVED_PCT, ".2f")
-# --8<-- [end:clocks]
+# --8<-- [end:clocks_glue]

@@ -183,11 +183,18 @@ _ran: dict[str, subprocess.CompletedProcess] = {}
 
 
 def _run(code: str) -> subprocess.CompletedProcess:
-    """``code`` in a fresh python at the repository root (where a reader of the repository runs it)."""
+    """``code`` saved as a script and run by a fresh python at the repository root (where a
+    reader of the repository runs it; a script, since a ``@cuda.jit`` kernel is compiled
+    from its source, which python keeps for a file and not for standard input)."""
     if code not in _ran:
+        import tempfile
+
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SIMTDOCS_LANG")}
-        _ran[code] = subprocess.run([sys.executable, "-"], input=code, cwd=ROOT, capture_output=True, text=True,
-                                    env={**env, "MPLBACKEND": "Agg"}, timeout=600)
+        with tempfile.TemporaryDirectory() as folder:
+            script = Path(folder) / "copied_from_the_page.py"
+            script.write_text(code, encoding="utf-8")
+            _ran[code] = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True,
+                                        env={**env, "MPLBACKEND": "Agg"}, timeout=600)
     return _ran[code]
 
 
