@@ -267,7 +267,7 @@ def figures_as_files(content: str, page_url: str, site_dir: Path, where: str) ->
 
 # -- Mermaid --------------------------------------------------------------------
 
-MERMAID_PRE = re.compile(r'<pre class="mermaid"(?: data-search-exclude)?><code>(.*?)</code></pre>', re.S)
+MERMAID_PRE = re.compile(r'<pre class="mermaid"(?: data-search-exclude(?:="")?)?><code>(.*?)</code></pre>', re.S)  # ="": as mkdocs-glightbox re-serialises the page
 MERMAID_SCRIPT = re.compile(r'<script [^>]*data-mermaid-runtime[^>]*></script>\s*')
 CHROMIUM_ARGS = [
     "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
@@ -386,8 +386,21 @@ def on_page_content(content, page, config, files, **kwargs):
     return exclude_from_search(typeset_page(content, where))
 
 
+# mkdocs-glightbox puts its script in <head> without `defer` (it would hold up the first paint
+# on a slow link) and starts it from an inline script at the end of <body>: defer the one and
+# start the other when the document is parsed, after deferred scripts have run.
+GLIGHTBOX_SCRIPT = re.compile(r'<script src="([^"]*glightbox\.min\.js)"></script>')
+GLIGHTBOX_INIT = re.compile(r'(<script id="init-glightbox">)(.*?)(</script>)', re.S)
+
+
+def defer_glightbox(output: str) -> str:
+    output = GLIGHTBOX_SCRIPT.sub(r'<script src="\1" defer></script>', output)
+    return GLIGHTBOX_INIT.sub(lambda m: f'{m.group(1)}document.addEventListener("DOMContentLoaded", () => {{'
+                                        f'{m.group(2).strip()}}});{m.group(3)}', output)
+
+
 def on_post_page(output, page, config, **kwargs):
-    output = SKIP_TAGS.sub("", output)
+    output = defer_glightbox(SKIP_TAGS.sub("", output))
     if "arithmatex" in output and _math_css.get("css") and 'class="arithmatex"' in output:
         css = re.sub(r"\s+", " ", _math_css["css"]).strip()
         output = output.replace("</head>", f'<style id="mathjax-svg">{css}</style></head>', 1)

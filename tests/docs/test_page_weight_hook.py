@@ -92,3 +92,13 @@ def test_a_tex_error_names_the_page_and_the_formula():
         pytest.skip("node_modules/mathjax missing (make setup)")
     with pytest.raises(Exception, match=r"(?s)docs/x.md: TeX error.*\$\\frac\{1\}\{\$: Missing close brace"):
         hook.typeset_page(r'<p><span class="arithmatex">\(\frac{1}{\)</span></p>', "docs/x.md")
+
+
+def test_the_lightbox_script_waits_for_the_page():
+    """mkdocs-glightbox's script blocks the first paint unless deferred; its start waits for it."""
+    page = ('<head><script src="../assets/javascripts/glightbox.min.js"></script></head><body>'
+            '<script id="init-glightbox">const lightbox = GLightbox({});\n</script></body>')
+    out = hook.defer_glightbox(page)
+    assert '<script src="../assets/javascripts/glightbox.min.js" defer></script>' in out
+    assert ('<script id="init-glightbox">document.addEventListener("DOMContentLoaded", () => '
+            '{const lightbox = GLightbox({});});</script>') in out
