@@ -102,3 +102,27 @@ def test_shared_atomics_of_every_lane_match_the_reference(per_pass):
     # The tickets of one block and one bin are 0, 1, 2, … in lane order.
     first = data[:block] == data[0]
     assert t0[:block][first].tolist() == list(range(int(first.sum())))
+
+
+@pytest.mark.parametrize("op", ["add", "max", "min", "cas"])
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float64])
+def test_hot_elements_and_long_swap_chains_agree_with_one_lane_at_a_time(monkeypatch, op, dtype):
+    # Small thresholds, so that a few hundred lanes take the paths meant for millions: a hot
+    # element accumulated on its own row, and a compare-and-swap chain finished lane by lane.
+    monkeypatch.setattr(atomics, "LONG_ROW", 8)
+    monkeypatch.setattr(atomics, "CAS_ROUNDS", 3)
+    rng = np.random.default_rng(11)
+    keys = np.where(rng.random(600) < 0.7, 3, rng.integers(0, 6, 600))  # element 3 is hot
+    values = rng.integers(0, 4, keys.size).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        values = (values + rng.random(keys.size)).astype(dtype)
+    compare = None
+    if op == "cas":  # lane j swaps in j + 1 when it finds j: a chain that swaps on every lane
+        values = (np.arange(keys.size) + 1).astype(dtype)
+        compare = np.arange(keys.size).astype(dtype)
+    start = np.zeros(6, dtype)
+    want_mem = start.copy()
+    want = one_at_a_time(want_mem, keys, values, op, compare)
+    mem = start.copy()
+    got = atomics.apply(mem, keys, values, op, compare)
+    assert np.array_equal(got, want) and np.array_equal(mem, want_mem)

@@ -154,6 +154,11 @@ def _sorted(mem, keys, values, op, cmp, grouped=None):
 
 
 _UFUNCS = {"add": np.add, "max": np.maximum, "min": np.minimum}
+#: An element with this many lanes or more is accumulated on its own, not padded into a table.
+LONG_ROW = 4096
+#: After this many rounds of compare-and-swap (one per swap), the lanes left are served one
+#: after another in Python: a chain where every lane swaps would take a round per lane.
+CAS_ROUNDS = 64
 
 
 def _accumulate(ufunc, dtype, start, v, lanes, rank):
@@ -166,7 +171,13 @@ def _accumulate(ufunc, dtype, start, v, lanes, rank):
     width = 1 << np.ceil(np.log2(lanes + 1)).astype(np.int64)  # row length: the value, then the lanes
     seen = np.empty(v.size, dtype)
     final = np.empty(G, dtype)
-    for w in np.unique(width):
+    first = np.cumsum(lanes) - lanes
+    for g in np.flatnonzero(lanes >= LONG_ROW):  # a hot element: its own row, unpadded
+        run = ufunc.accumulate(np.concatenate([start[g:g + 1], v[first[g]:first[g] + lanes[g]]]), dtype=dtype)
+        seen[first[g]:first[g] + lanes[g]] = run[:-1]
+        final[g] = run[-1]
+    width[lanes >= LONG_ROW] = 0
+    for w in np.unique(width[width > 0]):
         rows = np.flatnonzero(width == w)
         place = np.full(G, -1, np.int64)
         place[rows] = np.arange(rows.size)
@@ -192,9 +203,18 @@ def _compare_and_swap(start, v, cmp, first, lanes, rank):
     done = np.zeros(G, np.int64)  # lanes of each element served so far
     seen = np.empty(v.size, start.dtype)
     position = np.arange(v.size)
+    rounds = 0
     while True:
         waiting = rank >= done[group]
         if not waiting.any():
+            return seen, state
+        rounds += 1
+        if rounds > CAS_ROUNDS:  # a long chain of swaps: the rest lane by lane
+            for j in np.flatnonzero(waiting):
+                g = group[j]
+                seen[j] = state[g]
+                if cmp[j] == state[g]:
+                    state[g] = v[j]
             return seen, state
         swaps = waiting & (cmp == state[group])
         nxt = np.full(G, np.iinfo(np.int64).max)
