@@ -275,6 +275,8 @@ def main(argv=None) -> int:
     p.add_argument("--cases", default=",".join(c.key for c in CASES), help="comma-separated subset of: " + ", ".join(c.key for c in CASES))
     p.add_argument("--profile", default="", help="comma-separated cases to cProfile (simtdocs only), printed after the table")
     p.add_argument("--top", type=int, default=20, help="functions to list per profile")
+    p.add_argument("--no-dialect", action="store_true",
+                   help="skip the per-thread dialect (simtdocs.cuda) against its blk twins and numba's simulator")
     args = p.parse_args(argv)
     repeat = args.repeat or (1 if args.quick else 7)
     numba_repeat = 1 if args.quick else max(1, args.numba_repeat)
@@ -371,6 +373,15 @@ def main(argv=None) -> int:
         print(f"  {verdict}  {label}: within {NUMPY_TARGET}× of plain numpy: {ratio:.1f}×")
     if args.quick:
         print("  (QUICK sizes: these verdicts mean nothing)")
+    if not args.quick and not args.no_dialect:
+        # The per-thread dialect (issue 24): each lecture kernel written per thread against its
+        # blk twin (target ≤ 1.5×), and the same source against numba's simulator (≥ 1,000×).
+        # In a process of its own: it imports the tests' kernels, whose module name this one shares.
+        print()
+        print("Per-thread kernels (simtdocs.cuda), benchmarks/cuda_dialect.py:", flush=True)
+        for what in ("speed",) + (("numba",) if nb is not None else ()):
+            subprocess.run([sys.executable, str(HERE / "cuda_dialect.py"), what], check=False)
+            print(flush=True)
 
     for case in profiled:
         print()
