@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from simtdocs.docs.display import Recorder, recording
@@ -23,6 +24,7 @@ SCRIPTS = {
     "01": ROOT / "snippets/p2/01_cuda_programming_model.py",
     "02": ROOT / "snippets/p2/02_memory_coalescing.py",
     "03": ROOT / "snippets/p2/03_shared_memory_sync_reduction.py",
+    "09": ROOT / "snippets/p2/09_cuda_way.py",
 }
 
 
@@ -123,6 +125,36 @@ def test_reduction_versions(run):
     assert red["v1"].estimate_time().issue_s > read > red["v5"].estimate_time().issue_s
     assert glued["p2_red_div_removed"] > 0.85
     assert glued["p2_shfl_sum"] == sum(range(32))
+
+
+def test_cuda_way_glued_numbers(run):
+    ns, glued, rec = run("09")
+    n, threads = glued["cw_n"], glued["cw_threads"]
+    warps = -(-n // threads) * threads // 32
+    assert glued["cw_warps"] == warps
+    assert glued["cw_divergent"] == warps + (n % 32 != 0)  # every warp on even/odd, the one straddling n on i < n
+    assert glued["cw_differ"] == 0 and glued["cw_compared"] == len(vars(ns["stats"].totals))
+    assert glued["cw_store_sectors"] == 2 * glued["cw_sectors_array"]  # c's sectors, once per path
+    assert glued["cw_sectors"] == 4 * glued["cw_sectors_array"]
+    text = "".join(i for i in rec.items if isinstance(i, str))
+    assert "blk.branch(i < n)" in text and "# " in text  # the mask form, with the reader's lines
+    assert glued["cw_check_divergent"] == 1 and ns["verdict"].passed
+
+
+@pytest.mark.parametrize("n,threads", [(1000, 256), (4096, 128), (77, 32)])
+def test_cuda_way_per_thread_kernel_and_blk_twin_count_alike(run, n, threads):
+    """The page's @cuda.jit kernel and its blk twin, on other sizes and inputs: identical totals."""
+    from simtdocs import cdiv, launch
+
+    ns, _, _ = run("09")
+    rng = np.random.default_rng(n)
+    a, b = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    c1, c2 = np.zeros(n, np.float32), np.zeros(n, np.float32)
+    s1 = ns["add_or_sub"][cdiv(n, threads), threads](a, b, c1, n)
+    s2 = launch(ns["add_or_sub_blk"], grid=cdiv(n, threads), block=threads, args=(a, b, c2, n))
+    assert np.array_equal(c1, c2) and np.array_equal(c1, np.where(np.arange(n) % 2 == 0, a + b, a - b))
+    assert s1.totals == s2.totals
+    assert s1.divergent_branches > 0
 
 
 @pytest.mark.parametrize("key", ["02", "03"])  # the sector figure, the bank figure
