@@ -143,16 +143,17 @@ def contiguous(blk, site, c, lanes, kind, array, start, step, width, value, base
     return None
 
 
-def strided(blk, site, c, lanes, kind, array, form, width, value, base):
+def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None):
     """Load or store for an index with an affine form that is not one run: every thread is
     inside the array (the form says so), the data moves through a strided view, and blocks
-    whole sectors apart are counted as one."""
+    whole sectors apart are counted as one. ``box`` = (view, linear block ids): a box of
+    blocks the caller cut out of the pass (``blk`` then stands for those blocks)."""
     itemsize = array.dtype.itemsize
     lane_bytes = itemsize * width
     if (base + form.const * itemsize) % lane_bytes or any(k * itemsize % lane_bytes for k in form.coefs):
         return NotImplemented  # some lane may be misaligned: the general path finds which
     mem = array.reshape(-1) if kind == "read" else writable(array).reshape(-1)
-    view = affine.strided_view(mem, form, blk.first, blk.nblocks, width)
+    view = affine.strided_view(mem, form, blk.first, blk.nblocks, width) if box is None else box[0]
     if view is None:
         return NotImplemented  # not a box of blocks
     geo = lanes.geo
@@ -176,7 +177,7 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base):
         rows = geo.rows((base + (thread_part + first) * itemsize) // SECTOR_BYTES)
         sectors = distinct_per_warp(rows, one.row_mask) * blk.nblocks
     else:
-        ids = np.arange(blk.first, blk.first + blk.nblocks, dtype=np.int64)[:, None]  # not blk.bx: the kernel's
+        ids = (np.arange(blk.first, blk.first + blk.nblocks, dtype=np.int64) if box is None else box[1])[:, None]  # not blk.bx
         gx, gy = geo.grid[0], geo.grid[1]
         block_part = k[0] * (ids % gx) + k[1] * (ids // gx % gy) + k[2] * (ids // (gx * gy))
         rows = geo.rows((base + (block_part + thread_part) * itemsize) // SECTOR_BYTES)
@@ -230,10 +231,12 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
     blocks that do run it is inside the array: each run of consecutive active blocks moves
     through its own strided view, and a block with no active lane costs nothing."""
     geo = lanes.geo
-    active = lanes.mask.any(axis=1)
+    active = lanes.block_any
     itemsize = array.dtype.itemsize
     lane_bytes = itemsize * width
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], active.astype(np.int8), [0]])))
+    edges = lanes.__dict__.get("_runs")  # the same lanes usually serve many accesses
+    if edges is None:
+        edges = lanes.__dict__["_runs"] = np.flatnonzero(np.diff(np.concatenate([[0], active.astype(np.int8), [0]])))
     starts, stops = edges[::2], edges[1::2]
     if starts.size > 256:
         return NotImplemented  # scattered blocks: the general path is as good
@@ -247,17 +250,22 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
     gx, gy = geo.grid[0], geo.grid[1]
     blocks = k[0] * (ids % gx) + k[1] * (ids // gx % gy) + k[2] * (ids // (gx * gy))
     mem = array.reshape(-1) if kind == "read" else writable(array).reshape(-1)
-    for a, b in zip(starts, stops):
-        lo, hi = blocks[a:b].min() + threads.min(), blocks[a:b].max() + threads.max()
-        if lo < 0 or hi + width > mem.size:
-            return NotImplemented
-        view = affine.strided_view(mem, form, blk.first + int(a), int(b - a), width)
-        if view is None or (kind == "write" and not affine.one_to_one(view)):
-            return NotImplemented
+    lo = min(blocks[a:b].min() for a, b in zip(starts, stops)) + threads.min() if starts.size else 0
+    hi = max(blocks[a:b].max() for a, b in zip(starts, stops)) + threads.max() if starts.size else 0
+    if lo < 0 or hi + width > mem.size:
+        return NotImplemented
     shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())
     out = np.zeros(shape, array.dtype) if kind == "read" else None
     if kind == "write":
         value = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value", shape[2:])
+    if starts.size:
+        done = _one_box(blk, site, c, lanes, kind, array, form, width, value, base, active, mem, out)
+        if done is not NotImplemented:
+            return done
+    for a, b in zip(starts, stops):
+        view = affine.strided_view(mem, form, blk.first + int(a), int(b - a), width)
+        if view is None or (kind == "write" and not affine.one_to_one(view)):
+            return NotImplemented
     for a, b in zip(starts, stops):
         a, b = int(a), int(b)
         rows = lanes.mask[a:b]
@@ -269,3 +277,55 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
     if starts.size == 0:
         count(blk, c, lanes, lane_bytes, 0)
     return out
+
+
+def _one_box(blk, site, c, lanes, kind, array, form, width, value, base, active, mem, out):
+    """``strided_by_runs`` when the pass is whole rows of a 2-D grid and its active blocks
+    are one box of them (the same columns in a run of rows, as a guard on both axes leaves
+    them): one view for the box instead of one per row."""
+    box = lanes.__dict__.get("_box")  # the same lanes (a branch's mask) usually serve many accesses
+    if box is None:
+        box = lanes.__dict__["_box"] = _active_box(blk, lanes, active)
+    if box is False:
+        return NotImplemented
+    r0, r1, x0, x1, y0, ids, at, part = box
+    bdx, bdy, bdz = form.extent[3:]
+    cx, cy, cz = form.coefs[3:]
+    axes = [(r1 - r0, form.coefs[1]), (x1 - x0, form.coefs[0]), (bdz, cz), (bdy, cy), (bdx, cx)]
+    axes += [(width, 1)] if width > 1 else []
+    item = mem.itemsize
+    view = np.lib.stride_tricks.as_strided(mem[form.at((x0, y0, 0)):], tuple(n for n, _ in axes),
+                                           tuple(k * item for _, k in axes), writeable=mem.flags.writeable)
+    if kind == "write" and not affine.one_to_one(view):
+        return NotImplemented
+    sub = _Blocks(blk, 0, ids.size)
+    sub.first = int(ids[0])
+    got = strided(sub, site, c, part, kind, array, form, width, None if value is None else value[at], base,
+                  box=(view, ids))
+    if got is NotImplemented:
+        return NotImplemented
+    if kind == "read":
+        out[at] = got
+    return out
+
+
+def _active_box(blk, lanes, active):
+    """``(r0, r1, x0, x1, y0, ids, at, lanes)`` of the box of blocks that run an access, when
+    the pass is whole rows of a 2-D grid and those blocks are rows r0..r1-1 (grid row y0 on)
+    and columns x0..x1-1 of them; ``at``: their places in the pass. False otherwise."""
+    geo = lanes.geo
+    gdx, gdy, gdz = geo.grid
+    B = blk.nblocks
+    if gdz != 1 or blk.first % gdx or B % gdx or B // gdx < 2:
+        return False
+    grid = active.reshape(-1, gdx)
+    rows, cols = np.flatnonzero(grid.any(axis=1)), np.flatnonzero(grid.any(axis=0))
+    if rows.size == 0 or rows[-1] - rows[0] + 1 != rows.size or cols[-1] - cols[0] + 1 != cols.size \
+            or not grid[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1].all():
+        return False
+    r0, r1, x0, x1 = int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
+    y0 = blk.first // gdx + r0
+    ids = ((y0 + np.arange(r1 - r0))[:, None] * gdx + np.arange(x0, x1)[None, :]).reshape(-1).astype(np.int64)
+    at = ids - blk.first
+    rows_mask = lanes.mask[at]
+    return r0, r1, x0, x1, y0, ids, at, Lanes(geo, int(ids[0]), ids.size, None if rows_mask.all() else rows_mask)

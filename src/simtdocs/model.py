@@ -275,6 +275,18 @@ class Block:
         return self._vote(pred, mask, "all")
 
 
+def _blocks_per_pass(grid, threads: int) -> int:
+    """Blocks of one pass: about ``THREADS_PER_PASS`` threads, cut to whole rows of a 2-D grid
+    (whole planes of a 3-D one) when that many fit, so that a pass is a box of blocks, which
+    strided accesses move through one view."""
+    n = max(1, THREADS_PER_PASS // threads)
+    gx, gy, gz = grid
+    for whole in (gx * gy if gz > 1 else 0, gx if gy * gz > 1 else 0):
+        if whole and n >= whole:
+            return n - n % whole
+    return n
+
+
 def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: int = 0,
            blocks_per_pass: int | None = None, tools=TOOLS, max_dynamic_shared_bytes: int | None = None,
            trace=None) -> Stats:
@@ -332,7 +344,7 @@ def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: in
     state = _Launch(name, grid, block, device, shared_bytes, reserved, limit, reason, tools, stats, traced)
     args = tuple(arguments.read_only(a) for a in args)
     total = grid[0] * grid[1] * grid[2]
-    per_pass = blocks_per_pass or max(1, THREADS_PER_PASS // threads)
+    per_pass = blocks_per_pass or _blocks_per_pass(grid, threads)
     for first in range(0, total, per_pass):
         blk = Block(state, first, min(per_pass, total - first))
         try:

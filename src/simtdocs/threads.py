@@ -133,6 +133,15 @@ class Lanes:
         return self.row_mask.any(axis=1)
 
     @functools.cached_property
+    def block_any(self) -> np.ndarray:
+        """(B,) bool: the blocks with an active lane."""
+        if self.mask is None:
+            return np.ones(self.blocks, bool)
+        if self.one is not None:
+            return np.full(self.blocks, bool(self.one.any()))
+        return self.mask.any(axis=1)
+
+    @functools.cached_property
     def row_full(self) -> np.ndarray | None:
         """(B·W,) bool: warps whose every lane runs; None when all do."""
         if self.mask is None:
