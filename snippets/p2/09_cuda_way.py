@@ -15,7 +15,7 @@ import numpy as np
 
 from simtdocs import cdiv, cuda, launch
 from simtdocs.docs import show
-from simtdocs.lectures.p2 import cuda_way as lecture  # the table of this script
+from simtdocs.lectures.p2 import cuda_way as lecture
 # --8<-- [end:setup]
 
 
