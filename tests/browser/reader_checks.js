@@ -6,7 +6,8 @@
 // drawing_checks.js.
 async ({lang, width, all}) => {
   const out = {language: [], clipped: [], phone: [], captions: [], typography: [],
-               numbering: [], headings: [], title: "", words: [], figures: []};
+               numbering: [], headings: [], title: "", words: [], figures: [],
+               scheme: document.body.getAttribute("data-md-color-scheme")};
   const article = document.querySelector("article.md-content__inner") || document.querySelector("article");
   if (!article) return out;
   const HAN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;

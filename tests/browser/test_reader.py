@@ -2,7 +2,8 @@
 schemes, on a 1280 px desktop and a 390 px phone, read for what a reader would stumble on.
 
 One shared Chromium; one page load per (page, language, width); the colour scheme switched
-in the same page by emulation; every check of a scheme in one ``page.evaluate``
+in the same page (``prefers-color-scheme`` emulated, Material's palette toggle clicked: the
+page keeps the toggle's scheme otherwise, and the checks verify which scheme they ran in); every check of a scheme in one ``page.evaluate``
 (``reader_checks.js``: all of them in the light scheme, in the dark one those a scheme could
 change); each figure file drawn and read once (``drawing_checks.js``). The checks, one test each:
 
@@ -105,11 +106,20 @@ class ReaderVisits:
             found = {}
             for scheme, material in SCHEMES:
                 tab.emulate_media(color_scheme=scheme)
-                tab.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{material}')")
+                if tab.evaluate("document.body.getAttribute('data-md-color-scheme')") != material:
+                    # Material keeps the scheme of its palette toggle: switch it the reader's way
+                    tab.locator("form[data-md-component=palette] label:visible").first.click()
+                    tab.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === '{material}'",
+                                          timeout=5000)
                 found[scheme] = tab.evaluate(CHECKS_JS, {"lang": page.lang, "width": width, "all": scheme == "light"})
+                if found[scheme]["scheme"] != material:  # the checks ran in the scheme they claim
+                    found[scheme]["clipped"].append(f"the page stayed in scheme {found[scheme]['scheme']!r}, not {material!r}")
             return found
         finally:
-            tab.close()
+            try:
+                tab.evaluate("localStorage.clear()")  # the toggle's choice is kept: the next page opens light
+            finally:
+                tab.close()
 
     def findings(self, page, width: int, kind: str) -> list[str]:
         got = self(page, width)
