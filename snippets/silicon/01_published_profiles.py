@@ -1,5 +1,5 @@
 # %% [markdown]
-# # 模拟器与真实 GPU · The simulator and a real GPU
+# # 代码 01：发表的计数与模拟器的计数 · Code 01: published counts and the simulator's
 #
 # 把公开发表的 Nsight Compute 计数放在 simtdocs 对同一内核算出的计数旁边。
 # 每个内核都按来源自己的代码改写；每个发表的数字都注明出处，并钉在一个提交或日期上。

@@ -211,11 +211,13 @@ def _draw_shared(record: AccessRecord, ax) -> None:
             cells[(j, w % BANKS)] = w
     extra = {(j, bank) for (j, bank) in cells if j != first_of_phase[phase_of[j]]}
     hot = {bank for _j, bank in extra}
+    # A word's number fits its cell when the rows are tall enough and it has at most 3 digits.
+    numbered = h >= 0.3 and max(cells.values(), default=0) < 1000
     for (j, bank), w in sorted(cells.items()):
         y = head - 0.1 - (j + 1) * h
         ax.add_patch(Rectangle((bank + 0.1, y), 0.8, h * 0.9, facecolor=CONFLICT if (j, bank) in extra else USED,
                                alpha=0.8, edgecolor="none", gid=f"cell-{j}-{bank}"))
-        if h >= 0.3:
+        if numbered:
             ax.text(bank + 0.5, y + h * 0.45, str(w), ha="center", va="center", fontsize=5.5, color="white")
     for bank in range(BANKS):
         ax.add_patch(Rectangle((bank + 0.1, head), 0.8, 0.35, facecolor="#fde0dd" if bank in hot else "white",
@@ -235,7 +237,9 @@ def _draw_shared(record: AccessRecord, ax) -> None:
         for j in (0, rows - 1):
             ax.text(-0.1, head - 0.1 - j * h - h / 2, str(j + 1), ha="right", va="center", fontsize=7)
     ax.set_xlim(-5.2, WARP_SIZE + 0.2)
-    ax.legend(handles=[Patch(facecolor=USED, alpha=0.8, label=str(_("word (its number) served in the first wavefront of its phase"))),
+    first = (_("word (its number) served in the first wavefront of its phase") if numbered else
+             _("word served in the first wavefront of its phase"))
+    ax.legend(handles=[Patch(facecolor=USED, alpha=0.8, label=str(first)),
                        Patch(facecolor=CONFLICT, alpha=0.8,
                              label=str(_("another word of a busy bank: an extra wavefront")))],
               loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=1, fontsize=8.5, frameon=False)

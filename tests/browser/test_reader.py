@@ -45,19 +45,7 @@ SETTLE_JS = """async () => {
 
 # Findings in code this pass does not own, each named with the module to change; a test whose
 # only findings are these is an expected failure (it passes again once they are fixed).
-KNOWN = {
-    r"the legend says .* but no cell shows a number|text \"\d+\" spills out of its cell cell-":
-        "simtdocs/pictures.py (_draw_shared) prints 5.5 pt word numbers in 0.8-wide cells and keeps "
-        "'(its number)' in the legend when rows are too short for numbers",
-    r"sections are numbered but \d+ of \d+ subsections are not":
-        "simtdocs/puzzles/core.py (Puzzle.render) repeats each puzzle's title as an unnumbered ### "
-        "under the notebook's numbered ## heading",
-    r"the table is \d+ px wider than the column: \"(Table 3: Published Nsight|表 3：发表的 Nsight|# kernel · GPU|# 内核 · GPU)":
-        "the silicon page's comparison table (docs/silicon*.md, snippets/silicon/; in progress) is wider than "
-        "the column at 1280 px",
-    r"/silicon/.*'(The simulator and a real GPU|模拟器与真实 GPU)'":
-        "snippets/silicon/01_published_profiles.py's title is its page's (the silicon page is in progress)",
-}
+KNOWN: dict[str, str] = {}  # none left: every finding of the reader's pass is fixed
 
 
 def listing(items) -> str:

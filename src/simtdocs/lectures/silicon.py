@@ -66,7 +66,8 @@ def comparison_table(figures):
             r = abs(d / f.published)
             diff = f"{sign}{_value(abs(d))} ({sign}{r:.1%})" if r >= 0.001 else f"{sign}{_value(abs(d))} ({sign}{r:.3%})"
         source = f"[{f.source.key}]({f.source.url})"
-        metric = f"`{f.metric}`" if isinstance(f.metric, str) else f.metric  # a label: the source's own formula
+        metric = (f"<code>{f.metric.replace('_', '_<wbr>').replace('.', '.<wbr>')}</code>"
+                  if isinstance(f.metric, str) else f.metric)  # a label: the source's own formula
         what = _("{kernel} · {gpu}<br>{metric}", kernel=f.kernel, gpu=f.on, metric=metric)
         rows.append((i, what, _value(f.published), _value(f.simulated), diff, source))
     columns = ["#", _("kernel · GPU, metric"), _("published"), _("simtdocs"), _("difference"), _("source")]

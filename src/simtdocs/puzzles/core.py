@@ -415,7 +415,7 @@ class Puzzle:
         return _("{launch}. {drawn}; `check` runs the kernel on two such draws", launch=text, drawn=drawn)
 
     def render(self, lang: str) -> str:
-        head = f"### {self.title.pick(lang)}"
+        head = f"**{self.title.pick(lang)}**"  # in bold: the page or notebook around it numbers the headings
         kind = KINDS[self.kind].pick(lang)
         return f"{head}\n\n*{kind}* · {self.statement.pick(lang)}\n\n{self.launch_text().pick(lang)}"
 
