@@ -147,7 +147,7 @@ def _sorted(mem, keys, values, op, cmp, grouped=None):
     if op == "cas":
         seen, final = _compare_and_swap(mem[k[first]], values[order], cmp[order], first, lanes, rank)
     else:
-        seen, final = _accumulate(_UFUNCS[op], mem.dtype, mem[k[first]], values[order], lanes, rank)
+        seen, final = _accumulate(_UFUNCS[op], mem.dtype, mem[k[first]], values[order], first, lanes, rank)
     old[order] = seen
     mem[k[first]] = final
     return old
@@ -161,7 +161,7 @@ LONG_ROW = 4096
 CAS_ROUNDS = 64
 
 
-def _accumulate(ufunc, dtype, start, v, lanes, rank):
+def _accumulate(ufunc, dtype, start, v, first, lanes, rank):
     """Each element's updates one after another, as ``ufunc.accumulate`` does them (so float
     sums round exactly as lane after lane would): element g's row is its value ``start[g]``
     and then its lanes' values. Rows are grouped by length, up to the next power of two, so
@@ -171,7 +171,6 @@ def _accumulate(ufunc, dtype, start, v, lanes, rank):
     width = 1 << np.ceil(np.log2(lanes + 1)).astype(np.int64)  # row length: the value, then the lanes
     seen = np.empty(v.size, dtype)
     final = np.empty(G, dtype)
-    first = np.cumsum(lanes) - lanes
     for g in np.flatnonzero(lanes >= LONG_ROW):  # a hot element: its own row, unpadded
         run = ufunc.accumulate(np.concatenate([start[g:g + 1], v[first[g]:first[g] + lanes[g]]]), dtype=dtype)
         seen[first[g]:first[g] + lanes[g]] = run[:-1]

@@ -11,7 +11,7 @@ import numpy as np
 
 from .diagnostics import divergent_barrier
 from .indexing import per_thread
-from .threads import WARP_SIZE, Lanes, branch_mask
+from .threads import WARP_SIZE, Lanes, branch_mask, warp_bits
 
 
 def branch(blk, site, c, lanes, cond):
@@ -38,11 +38,7 @@ def branch(blk, site, c, lanes, cond):
     # One row per block even when every block agrees: the kernel owns the mask and may narrow
     # it in place with values that differ between blocks (m &= v > 0). The instructions
     # under it take the lanes it remembers, until such a write.
-    shape = (blk.nblocks, blk.nthreads)
-    if uniform:
-        taken = np.broadcast_to(taken, shape)
-        lanes = blk._all if taken[0].all() else Lanes(lanes.geo, blk.first, blk.nblocks, taken)
-        return branch_mask(taken.copy(), lanes)
+    taken = np.broadcast_to(taken, (blk.nblocks, blk.nthreads))  # a uniform one stays a broadcast row
     lanes = blk._all if taken.all() else Lanes(lanes.geo, blk.first, blk.nblocks, taken)
     return branch_mask(taken.copy(), lanes)
 
@@ -74,6 +70,6 @@ def syncwarp(blk, lanes) -> None:
     rows = one.row_mask
     if rows is None:
         rows = np.ones((one.blocks * lanes.geo.warps, WARP_SIZE), bool)
-    bits = (rows.astype(np.uint64) << np.arange(WARP_SIZE, dtype=np.uint64)).sum(axis=1).astype(np.uint32)
+    bits = warp_bits(rows)
     for arr in blk._shared:
         arr.syncwarp(bits.reshape(one.blocks, lanes.geo.warps))

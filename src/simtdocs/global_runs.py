@@ -218,10 +218,10 @@ def _copy(target: np.ndarray, source: np.ndarray, memory: np.ndarray) -> None:
 
 
 class _Blocks:
-    """Some consecutive blocks of a pass, as ``strided`` sees a pass."""
+    """``blocks`` blocks of a pass from linear id ``first`` on, as ``strided`` sees a pass."""
 
-    def __init__(self, blk, start: int, stop: int):
-        self.first, self.nblocks, self.nthreads = blk.first + start, stop - start, blk.nthreads
+    def __init__(self, blk, first: int, blocks: int):
+        self.first, self.nblocks, self.nthreads = first, blocks, blk.nthreads
         self._issue = blk._issue
 
 
@@ -270,7 +270,7 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
         a, b = int(a), int(b)
         rows = lanes.mask[a:b]
         part = Lanes(geo, blk.first + a, b - a, None if rows.all() else rows)  # whole blocks: counted as one
-        got = strided(_Blocks(blk, a, b), site, c, part, kind, array, form, width,
+        got = strided(_Blocks(blk, blk.first + a, b - a), site, c, part, kind, array, form, width,
                       None if value is None else value[a:b], base)
         if kind == "read":
             out[a:b] = got
@@ -298,10 +298,8 @@ def _one_box(blk, site, c, lanes, kind, array, form, width, value, base, active,
                                            tuple(k * item for _, k in axes), writeable=mem.flags.writeable)
     if kind == "write" and not affine.one_to_one(view):
         return NotImplemented
-    sub = _Blocks(blk, 0, ids.size)
-    sub.first = int(ids[0])
-    got = strided(sub, site, c, part, kind, array, form, width, None if value is None else value[at], base,
-                  box=(view, ids))
+    got = strided(_Blocks(blk, int(ids[0]), ids.size), site, c, part, kind, array, form, width,
+                  None if value is None else value[at], base, box=(view, ids))
     if got is NotImplemented:
         return NotImplemented
     if kind == "read":

@@ -113,14 +113,14 @@ class Block:
         except ValueError:
             raise ValueError(f"{site}: the mask has shape {m0.shape}, which does not fit the threads "
                              f"of this pass (blocks {self.nblocks}, threads {self.nthreads})") from None
+        kept = m0.copy()  # the kernel's array may change under the lanes and the memo
         if m0.all():
             lanes = self._all
         elif m0.ndim == 2 and m0.shape[0] > 1 and np.array_equal(m0[1], m0[0]) and (m0[1:] == m0[:1]).all():
-            # the same in every block
-            lanes = Lanes(self._geo, self.first, self.nblocks, np.broadcast_to(m0[:1].copy(), m.shape))
-        else:  # Lanes keeps its own copy: the kernel's array may change under it
-            lanes = Lanes(self._geo, self.first, self.nblocks, np.broadcast_to(m0.copy(), m.shape))
-        self._lanes_memo = (mask, lanes, m0.copy())
+            lanes = Lanes(self._geo, self.first, self.nblocks, np.broadcast_to(kept[:1], m.shape))  # alike in every block
+        else:
+            lanes = Lanes(self._geo, self.first, self.nblocks, np.broadcast_to(kept, m.shape))
+        self._lanes_memo = (mask, lanes, kept)
         return lanes
 
     @staticmethod

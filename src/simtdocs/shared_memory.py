@@ -72,12 +72,6 @@ class Shared:
         """One row of tables describes every block of the pass."""
         return self.row_of is None
 
-    @property
-    def per_block_rows(self) -> bool:
-        """Every block has its own row, row b for block b."""
-        return self.row_of is not None and self.row_of.size == self.writers.size // self.size and \
-            self.row_of.size == self.data.shape[0] and bool((self.row_of == np.arange(self.row_of.size)).all())
-
     def _regroup(self, rows: np.ndarray, row_of) -> None:
         """New tables: row k a copy of old row ``rows[k]``; ``row_of`` maps blocks to the new rows."""
         for name in self.TABLES:
@@ -87,9 +81,9 @@ class Shared:
 
     def per_block(self) -> None:
         """Give every block of the pass its own row of tables (a copy of its row)."""
-        if not self.per_block_rows:
-            old = np.zeros(self.data.shape[0], np.int64) if self.row_of is None else self.row_of
-            self._regroup(old, np.arange(self.data.shape[0]))
+        B = self.data.shape[0]
+        if self.row_of is None or self.writers.size // self.size != B or (self.row_of != np.arange(B)).any():
+            self._regroup(np.zeros(B, np.int64) if self.row_of is None else self.row_of, np.arange(B))
 
     def split(self, kind: np.ndarray | None):
         """Rows for an access that treats blocks by ``kind`` (per block: 0 runs none of it,

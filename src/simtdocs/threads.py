@@ -68,6 +68,12 @@ class Geometry:
         return out.reshape((B * self.warps, WARP_SIZE) + extra)
 
 
+def warp_bits(rows: np.ndarray) -> np.ndarray:
+    """(R, 32) bools, one warp a row, as (R,) uint32 masks: lane l is bit l (a ballot's layout).
+    The 32 bools of a row are 32 bytes in a row, which ``packbits`` folds into 4."""
+    return np.packbits(np.ascontiguousarray(rows), axis=1, bitorder="little").view("<u4")[:, 0]
+
+
 class Lanes:
     """The active threads of one instruction over a pass.
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .diagnostics import inactive_source
 from .indexing import per_thread
-from .threads import WARP_SIZE
+from .threads import WARP_SIZE, warp_bits
 
 
 def shuffle(blk, site, c, lanes, value, source_lane, name: str):
@@ -64,8 +64,8 @@ def shuffle(blk, site, c, lanes, value, source_lane, name: str):
 def vote(blk, site, c, lanes, pred, how: str):
     """``__ballot_sync`` (``how="ballot"``), ``__any_sync`` or ``__all_sync`` for every thread.
 
-    A warp's 32 predicates are 32 bytes in a row: ``packbits`` makes them the ballot's 32
-    bits, and ``any``/``all`` read them as four 64-bit words."""
+    A warp's 32 predicates become the ballot's 32 bits (``threads.warp_bits``); ``any`` and
+    ``all`` read the 32 bytes as four 64-bit words."""
     p = per_thread(np.asarray(pred, dtype=bool), blk.nblocks, blk.nthreads, site, "predicate")
     c.votes += blk._issue(c, lanes)
     geo = lanes.geo
@@ -75,7 +75,7 @@ def vote(blk, site, c, lanes, pred, how: str):
     else:
         yes = geo.rows(p if active is None else p & active, False)
     if how == "ballot":
-        bits = np.packbits(np.ascontiguousarray(yes), axis=1, bitorder="little").view("<u4")[:, 0]
+        bits = warp_bits(yes)
         out = np.repeat(bits.reshape(blk.nblocks, geo.warps), WARP_SIZE, axis=1)[:, :blk.nthreads]
         return out if active is None else np.where(active, out, np.uint32(0))
     some = np.ascontiguousarray(yes).view(np.uint64).any(axis=1)

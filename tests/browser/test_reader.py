@@ -43,20 +43,8 @@ SETTLE_JS = """async () => {
 }"""
 
 
-# Findings in code this pass does not own, each named with the module to change; a test whose
-# only findings are these is an expected failure (it passes again once they are fixed).
-KNOWN: dict[str, str] = {}  # none left: every finding of the reader's pass is fixed
-
-
 def listing(items) -> str:
     return "\n  " + "\n  ".join(items) if items else ""
-
-
-def fail_unless_known(message: str, found: list[str]) -> None:
-    reasons = {reason for f in found for pattern, reason in KNOWN.items() if re.search(pattern, f)}
-    if all(any(re.search(pattern, f) for pattern in KNOWN) for f in found):
-        pytest.xfail("; ".join(sorted(reasons)))
-    pytest.fail(message, pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -141,7 +129,7 @@ def _check(site_page, reader, width, kind, what):
         pytest.fail(site_page, pytrace=False)
     found = reader.findings(site_page, width, kind)
     if found:
-        fail_unless_known(f"{site_page.id} at {width} px: {what}:{listing(found)}", found)
+        pytest.fail(f"{site_page.id} at {width} px: {what}:{listing(found)}", pytrace=False)
 
 
 def test_every_paragraph_in_the_page_language(site_page, reader):
@@ -163,7 +151,7 @@ def test_figures_are_sound_drawings(site_page, site_pages, reader):
     drawn = reader.drawings(site_pages)
     found = [f for fig in reader(site_page, 1280)["light"]["figures"] for f in drawn.get(fig["src"], [])]
     if found:
-        fail_unless_known(f"{site_page.id}: figures drawn wrong:{listing(found)}", found)
+        pytest.fail(f"{site_page.id}: figures drawn wrong:{listing(found)}", pytrace=False)
 
 
 def test_captions_are_unique(site_page, reader):
@@ -180,7 +168,7 @@ def test_one_numbering_rule(site_page, reader):
         pytest.fail(site_page, pytrace=False)
     found = reader.findings(site_page, 1280, "numbering") + reader.findings(site_page, 1280, "headings")
     if found:
-        fail_unless_known(f"{site_page.id}: numbering:{listing(found)}", found)
+        pytest.fail(f"{site_page.id}: numbering:{listing(found)}", pytrace=False)
 
 
 def test_page_titles_are_unique(site_pages, reader):
@@ -193,7 +181,7 @@ def test_page_titles_are_unique(site_pages, reader):
             dup.append(f"{p.id} and {seen[key]}: {title!r}")
         seen.setdefault(key, p.id)
     if dup:
-        fail_unless_known("pages with the same title:" + listing(dup), dup)
+        pytest.fail("pages with the same title:" + listing(dup), pytrace=False)
 
 
 def test_one_english_spelling(site_pages, reader):
