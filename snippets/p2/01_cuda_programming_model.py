@@ -169,7 +169,7 @@ from simtdocs.docs import glue
 glue("p2_u8_right", right)
 glue("p2_u8_wrapped", wrapped)
 glue("p2_u8_lanes", idx.size)
-glue("p2_u8_first_wrap", 256 // 4)
+glue("p2_u8_first_wrap", (np.iinfo(np.uint8).max + 1) // 4)
 example = 200
 glue("p2_u8_expr", f"`{example} * 4`")
 glue("p2_u8_example", int((np.array([example], np.uint8) * 4)[0]))

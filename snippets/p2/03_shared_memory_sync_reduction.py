@@ -326,12 +326,13 @@ def warp_tail(blk, x, out, syncwarp):
     blk.store(out, blk.bx, blk.load(sdata, tid, mask=tid == 0), mask=tid == 0)
 
 
-x = np.random.default_rng(7).random(64 * 8, dtype=np.float32)
+blocks = 8
+x = np.random.default_rng(7).random(64 * blocks, dtype=np.float32)
 tails = {}
 for syncwarp in (False, True):
-    out = np.zeros(8, np.float32)
-    tails[syncwarp] = launch(warp_tail, grid=8, block=32, args=(x, out, syncwarp))
-    assert np.allclose(out, x.reshape(8, 64).sum(axis=1), rtol=1e-5)
+    out = np.zeros(blocks, np.float32)
+    tails[syncwarp] = launch(warp_tail, grid=blocks, block=32, args=(x, out, syncwarp))
+    assert np.allclose(out, x.reshape(blocks, 64).sum(axis=1), rtol=1e-5)
 # --8<-- [end:warp_tail]
 
 
@@ -342,5 +343,5 @@ from simtdocs.docs import glue
 glue("p2_tail_race", tails[False].races[0].message)
 glue("p2_tail_races", len(tails[False].races))
 glue("p2_tail_races_synced", len(tails[True].races))
-glue("p2_tail_blocks", 8)
+glue("p2_tail_blocks", blocks)
 # --8<-- [end:warp_tail_glue]
