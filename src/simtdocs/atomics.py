@@ -47,7 +47,7 @@ def apply(mem: np.ndarray, keys: np.ndarray, values: np.ndarray, op: str, compar
     ``mem`` is flat; ``keys`` the element of each lane, ``values`` (and for ``cas`` the
     ``compare`` values) one per lane, all in serial order. ``grouped``, when the caller has
     a cheap way to find it, is ``(lanes, their keys)`` with the lanes grouped by element, each
-    group in serial order (``by_element_per_block``).
+    group in serial order (``by_element_per_block``); lanes None: in serial order already.
     """
     values = values.astype(mem.dtype, copy=False)
     cmp = None if compare is None else np.asarray(compare, dtype=mem.dtype)
@@ -55,6 +55,8 @@ def apply(mem: np.ndarray, keys: np.ndarray, values: np.ndarray, op: str, compar
         return values[:0].copy()
     if grouped is not None:
         return _sorted(mem, keys, values, op, cmp, grouped)
+    if (keys[1:] >= keys[:-1]).all():  # already grouped in serial order (COO rows, one counter)
+        return _sorted(mem, keys, values, op, cmp, (None, keys))
     most = int(np.bincount(keys).max())  # the most lanes on one element
     if most <= ROUNDS:
         return _earliest_first(mem, keys, values, op, cmp)
@@ -122,34 +124,36 @@ def _sorted(mem, keys, values, op, cmp, grouped=None):
         order = np.argsort(keys.astype(np.uint16) if small else keys, kind="stable")  # serial order kept
         k = keys[order]
     else:
-        order, k = grouped
+        order, k = grouped  # order None: the lanes are grouped as they come
+
+    def grouped_order(x):
+        return x if order is None else x[order]
+
     head = np.ones(k.size, dtype=bool)
     head[1:] = k[1:] != k[:-1]
     first = np.flatnonzero(head)  # each element's first lane, in sorted order
     last = np.append(first[1:] - 1, k.size - 1)  # and its last
     lanes = np.diff(first, append=k.size)  # lanes per element
-    old = np.empty(keys.size, dtype=mem.dtype)
+    v = grouped_order(values)
     if op == "add" and mem.dtype.kind in "iu":  # integers add exactly in any grouping
-        v = values[order]
         run = np.cumsum(v, dtype=mem.dtype)
         before = run[first] - v[first]  # the running sum before each element's first lane
-        old[order] = np.repeat(mem[k[first]] - before, lanes) + (run - v)
+        seen = np.repeat(mem[k[first]] - before, lanes) + (run - v)
         mem[k[first]] += run[last] - before
-        return old
-    if op == "exch":  # each lane gets the value of the lane before it on its element
-        v = values[order]
+    elif op == "exch":  # each lane gets the value of the lane before it on its element
         seen = np.roll(v, 1)
         seen[first] = mem[k[first]]
-        old[order] = seen
         mem[k[last]] = v[last]
-        return old
-    rank = np.arange(k.size) - np.repeat(first, lanes)  # each lane's place on its element
-    if op == "cas":
-        seen, final = _compare_and_swap(mem[k[first]], values[order], cmp[order], first, lanes, rank)
     else:
-        seen, final = _accumulate(_UFUNCS[op], mem.dtype, mem[k[first]], values[order], first, lanes, rank)
+        if op == "cas":
+            seen, final = _compare_and_swap(mem[k[first]], v, grouped_order(cmp), first, lanes)
+        else:
+            seen, final = _accumulate(_UFUNCS[op], mem.dtype, mem[k[first]], v, first, lanes)
+        mem[k[first]] = final
+    if order is None:
+        return seen
+    old = np.empty(keys.size, dtype=mem.dtype)
     old[order] = seen
-    mem[k[first]] = final
     return old
 
 
@@ -161,43 +165,57 @@ LONG_ROW = 4096
 CAS_ROUNDS = 64
 
 
-def _accumulate(ufunc, dtype, start, v, first, lanes, rank):
+def _accumulate(ufunc, dtype, start, v, first, lanes):
     """Each element's updates one after another, as ``ufunc.accumulate`` does them (so float
     sums round exactly as lane after lane would): element g's row is its value ``start[g]``
-    and then its lanes' values. Rows are grouped by length, up to the next power of two, so
-    the padding never doubles the work. Returns each lane's old value and each element's last."""
+    and then its lanes' values. Rows of one length class (up to the next power of two, so
+    the padding never doubles the work) form one table, and the tables of every class lie
+    in one buffer, so the lanes are put in place and read back with one move each.
+    Returns each lane's old value and each element's last."""
     G = start.size
-    group = np.repeat(np.arange(G), lanes)
-    width = 1 << np.ceil(np.log2(lanes + 1)).astype(np.int64)  # row length: the value, then the lanes
     seen = np.empty(v.size, dtype)
     final = np.empty(G, dtype)
-    for g in np.flatnonzero(lanes >= LONG_ROW):  # a hot element: its own row, unpadded
+    long = lanes >= LONG_ROW
+    for g in np.flatnonzero(long):  # a hot element: its own row, unpadded
         run = ufunc.accumulate(np.concatenate([start[g:g + 1], v[first[g]:first[g] + lanes[g]]]), dtype=dtype)
         seen[first[g]:first[g] + lanes[g]] = run[:-1]
         final[g] = run[-1]
-    width[lanes >= LONG_ROW] = 0
-    for w in np.unique(width[width > 0]):
-        rows = np.flatnonzero(width == w)
-        place = np.full(G, -1, np.int64)
-        place[rows] = np.arange(rows.size)
-        table = np.zeros((rows.size, int(w)), dtype)
-        table[:, 0] = start[rows]
-        mine = place[group] >= 0
-        r, c = place[group[mine]], rank[mine]
-        table[r, c + 1] = v[mine]
-        run = ufunc.accumulate(table, axis=1, dtype=dtype)
-        seen[mine] = run[r, c]
-        final[rows] = run[np.arange(rows.size), lanes[rows]]
+    size = np.ceil(np.log2(lanes + 1)).astype(np.uint8)  # row length 2**size: the value, then the lanes
+    size[long] = 0  # no row
+    order = np.argsort(size, kind="stable")  # small integers: a radix sort
+    count = np.bincount(size, minlength=1)
+    width = 1 << np.arange(count.size, dtype=np.int64)
+    width[0] = 0
+    offset = np.concatenate([[0], np.cumsum(count * width)])  # where each class's table starts
+    row = np.empty(G, np.int64)  # each element's row in its class's table
+    row[order] = np.arange(G) - np.repeat(np.cumsum(count) - count, count)
+    base = offset[size] + row * width[size]  # where each element's row starts
+    table = np.empty(int(offset[-1]), dtype)  # padding is never read: left as it comes
+    short = ~long
+    table[base[short]] = start[short]
+    at = np.repeat(base - first, lanes) + np.arange(v.size) + 1  # each lane's cell: after its element's value
+    if long.any():
+        mine = np.repeat(short, lanes)
+        at, vs = at[mine], v[mine]
+    else:
+        mine, vs = slice(None), v
+    table[at] = vs
+    for k in np.flatnonzero(count[1:]) + 1:
+        rows = table[offset[k]:offset[k + 1]].reshape(-1, int(width[k]))
+        ufunc.accumulate(rows, axis=1, dtype=dtype, out=rows)
+    seen[mine] = table[at - 1]
+    final[short] = table[base[short] + lanes[short]]
     return seen, final
 
 
-def _compare_and_swap(start, v, cmp, first, lanes, rank):
+def _compare_and_swap(start, v, cmp, first, lanes):
     """atomicCAS on each element, lane after lane: a lane swaps when the element holds its
     ``compare`` value. Served one swap at a time per element: the lanes up to each element's
     next swapping lane all see its current value, so the rounds are the swaps, not the lanes
     (a lock taken by one of many lanes costs one round)."""
     G = start.size
     group = np.repeat(np.arange(G), lanes)
+    rank = np.arange(v.size) - np.repeat(first, lanes)  # each lane's place on its element
     state = start.copy()
     done = np.zeros(G, np.int64)  # lanes of each element served so far
     seen = np.empty(v.size, start.dtype)

@@ -42,12 +42,13 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
             run = (form.at(blk._geo.block(blk.first)), step)
         else:
             run = None
-            if inside:
-                done = strided(blk, site, c, lanes, kind, array, form, width, value, base)
-            elif lanes.mask is not None:  # the threads outside may all be masked off
+            done = NotImplemented
+            # Blocks that run none of the access (the threads outside may all be among them,
+            # and a pass where whole blocks sit out is counted per run of active blocks).
+            if lanes.mask is not None and not lanes.uniform:
                 done = strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base)
-            else:
-                done = NotImplemented
+            if inside and done is NotImplemented:
+                done = strided(blk, site, c, lanes, kind, array, form, width, value, base)
             if done is not NotImplemented:
                 return done
     else:

@@ -250,8 +250,9 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
     gx, gy = geo.grid[0], geo.grid[1]
     blocks = k[0] * (ids % gx) + k[1] * (ids // gx % gy) + k[2] * (ids // (gx * gy))
     mem = array.reshape(-1) if kind == "read" else writable(array).reshape(-1)
-    lo = min(blocks[a:b].min() for a, b in zip(starts, stops)) + threads.min() if starts.size else 0
-    hi = max(blocks[a:b].max() for a, b in zip(starts, stops)) + threads.max() if starts.size else 0
+    running = blocks[active]
+    lo = running.min() + threads.min() if starts.size else 0
+    hi = running.max() + threads.max() if starts.size else 0
     if lo < 0 or hi + width > mem.size:
         return NotImplemented
     shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())

@@ -201,12 +201,20 @@ def _patterns(index, lanes):
         return None
     if lanes.uniform:
         return [(lanes.single(), None)]
+    found = lanes.__dict__.get("_patterns")  # the same lanes (a branch's mask) usually serve many accesses
+    if found is None:
+        found = lanes.__dict__["_patterns"] = _mask_patterns(lanes)
+    return found or None
+
+
+def _mask_patterns(lanes):
+    """``_patterns`` of the mask alone; False beyond ``MAX_PATTERNS``."""
     m = lanes.mask
     packed = np.ascontiguousarray(np.packbits(m, axis=1))
     rows = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
     _, first, which = np.unique(rows, return_index=True, return_inverse=True)
     if first.size > MAX_PATTERNS + 1:
-        return None
+        return False
     found = []
     for k in np.argsort(first):
         f = int(first[k])
@@ -319,47 +327,69 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
         if kind == "write":
             arr.written[key] = True
     cols, lanes_at = _run(elements), _run(t)
-    data = arr.data if active is None else arr.data[active]
+    # The blocks' rows of data move a run of consecutive blocks at a time, by slices (numpy
+    # copies rows far faster than elements); blocks scattered over the pass are copied
+    # out and back as whole rows.
+    spans = [(0, B)] if active is None else _spans(active)
+    scattered = spans is None
+    if scattered:
+        data, spans = arr.data[active], [(0, active.size)]
+    else:
+        data = arr.data
     if kind == "read":
-        if isinstance(cols, slice):
-            got = data[:, cols].copy()  # a slice is a view: the value must not change with memory
-        else:
-            got = np.take(data, cols, axis=1)
-        got = got.reshape((data.shape[0], -1) + extra)
-        if active is None and run.all:
-            return got
-        if out is None:
+        if out is None and not (active is None and run.all):
             out = np.zeros((B, T) + extra, arr.dtype)
-        if active is None:
-            out[:, lanes_at] = got
-        else:
-            out[active[:, None], t[None, :]] = got
+        into = out[active] if scattered else out
+        for a, b in spans:
+            if isinstance(cols, slice):
+                got = data[a:b, cols].copy()  # a slice is a view: the value must not change with memory
+            else:
+                got = np.take(data[a:b], cols, axis=1)
+            got = got.reshape((b - a, -1) + extra)
+            if into is None:
+                return got
+            into[a:b, lanes_at] = got
+        if scattered:
+            out[active] = into
         return out
     values = per_thread(np.asarray(value, dtype=arr.dtype), B, T, site, "value", extra)
-    new = values[:, lanes_at] if active is None else values[active][:, t]
-    _put_columns(arr.data, elements, cols, new.reshape(new.shape[0], -1), active)
+    if scattered:
+        values = values[active]
+    cols, inverse = _as_gather(elements, cols)
+    for a, b in spans:
+        new = values[a:b, lanes_at].reshape(b - a, -1)
+        # repeated elements: the later lane's value stays, as numpy leaves it
+        data[a:b, cols] = new if inverse is None else np.take(new, inverse, axis=1)
+    if scattered:
+        arr.data[active] = data
     return None
 
 
-def _put_columns(data: np.ndarray, elements: np.ndarray, cols, new: np.ndarray, active) -> None:
-    """``data[active][:, elements] = new`` (every block when ``active`` is None). numpy
-    scatters along a row slowly, so a permutation of a run of elements (a transposed tile)
-    is turned into a gather of ``new`` instead."""
-    if elements.size == 0:
-        return
-    if not isinstance(cols, slice):
-        lo = int(elements.min())
-        n = elements.size
-        if int(elements.max()) - lo + 1 == n and np.bincount(elements - lo, minlength=n).max() == 1:
-            inverse = np.empty(n, np.int64)
-            inverse[elements - lo] = np.arange(n)
-            cols, new = slice(lo, lo + n), np.take(new, inverse, axis=1)
-    if active is None:
-        data[:, cols] = new  # repeated elements: the later lane's value stays, as numpy leaves it
-    elif isinstance(cols, slice):
-        data[active, cols] = new
-    else:
-        data[active[:, None], cols[None, :]] = new
+#: More runs of consecutive blocks than this, and the blocks' rows are copied out and back.
+MAX_SPANS = 64
+
+
+def _spans(active: np.ndarray) -> list[tuple[int, int]] | None:
+    """The blocks ``active`` (ascending) as runs ``[(first, stop), …]``; None beyond ``MAX_SPANS``."""
+    cut = np.flatnonzero(np.diff(active) != 1) + 1
+    if cut.size >= MAX_SPANS:
+        return None
+    edges = np.concatenate([[0], cut, [active.size]])
+    return [(int(active[i]), int(active[j - 1]) + 1) for i, j in zip(edges[:-1], edges[1:])]
+
+
+def _as_gather(elements: np.ndarray, cols):
+    """``(cols, inverse)`` for storing lane values at ``elements``: numpy scatters along a row
+    slowly, so a permutation of a run of elements (a transposed tile) becomes the slice of
+    that run and the gather ``inverse`` of the lanes' values; else ``(cols, None)``."""
+    if isinstance(cols, slice) or elements.size == 0:
+        return cols, None
+    lo, n = int(elements.min()), elements.size
+    if int(elements.max()) - lo + 1 == n and np.bincount(elements - lo, minlength=n).max() == 1:
+        inverse = np.empty(n, np.int64)
+        inverse[elements - lo] = np.arange(n)
+        return slice(lo, lo + n), inverse
+    return cols, None
 
 
 def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, op, compare, lane_bytes):
