@@ -16,10 +16,12 @@ setup: $(STAMP) node_modules/.installed fonts
 $(VENV)/bin/python:
 	python3 -m venv $(VENV)
 
-# Re-install only when pyproject.toml changes.
-$(STAMP): pyproject.toml | $(VENV)/bin/python
+# Both distributions of the repository, editable: simtdocs (the simulator, the reader's API)
+# and simtdocs-site (src/simtdocs_site: the site build and its MkDocs plugin).
+# Re-install only when one of their pyproject.toml files changes.
+$(STAMP): pyproject.toml src/simtdocs_site/pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[docs,test,figures]"
+	$(PY) -m pip install -q -e ".[test,figures]" -e src/simtdocs_site
 	touch $@
 
 # MathJax and Mermaid are served by the site itself, never by a CDN.
@@ -39,7 +41,7 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
 	  else echo "chromium missing: sudo apt-get install chromium (browser tests will skip)"; fi; }
 
-# Chromium draws the Mermaid diagrams at build time (hooks/page_weight.py); without it
+# Chromium draws the Mermaid diagrams at build time (simtdocs_site.diagrams); without it
 # the built pages fall back to drawing them in the reader's browser.
 build: setup chromium
 	$(VENV)/bin/mkdocs build --strict
@@ -54,7 +56,7 @@ test: setup chromium
 # After adding or changing a _("label"): merge the labels into the catalogs and compile
 # them (src/simtdocs/locale/zh/LC_MESSAGES/*.po); then fill the new msgstr lines.
 translations: setup
-	$(PY) -m simtdocs.docs.catalogs
+	$(PY) -m simtdocs_site.catalogs
 
 clean:
 	rm -rf site .cache

@@ -3,7 +3,7 @@ python blocks exactly as the site build does.
 
 pytest-codeblocks collects the blocks and applies the markers (skip, skipif,
 importorskip, cont). Each python block then runs through the site's own runner
-(:func:`simtdocs.docs.runner.run_job`): ``--8<--`` lines expanded by the same function,
+(:func:`simtdocs_site.runner.run_job`): ``--8<--`` lines expanded by the same function,
 ``__name__ == "__main__"``, the repository root as working directory, the same time
 limit, and the same checks on what the block prints and shows. Errors name the page
 line (or the snippet line and where it is included).
@@ -23,8 +23,8 @@ def _is_python_block(item) -> bool:
 def _run_like_the_site(item):
     import pytest
 
-    from simtdocs.docs import fences, runner
-    from simtdocs.docs.snippets import SnippetError, expand_with_map
+    from simtdocs_site import fences, runner
+    from simtdocs.snippets import SnippetError, expand_with_map
 
     if item.obj.importorskip is not None:  # what pytest-codeblocks' own runtest does first
         pytest.importorskip(item.obj.importorskip)

@@ -9,11 +9,11 @@ For each script, two times, best of ``--repeat``:
 * **wall**: ``python path`` in a fresh interpreter from the repository root, as a reader
   runs it (interpreter start-up and imports included). The target applies to this one.
 * **body**: the script alone, run with ``runpy`` in a fresh interpreter that has already
-  imported numpy, simtdocs, simtdocs.docs and (if installed) matplotlib.pyplot: what the
+  imported numpy, simtdocs, simtdocs.display and (if installed) matplotlib.pyplot: what the
   script's own work costs once the imports are paid.
 
 It also prints the fixed cost every script pays (``python -c "import simtdocs,
-simtdocs.docs"``, and the same with matplotlib.pyplot for the scripts that draw). Like
+simtdocs.display"``, and the same with matplotlib.pyplot for the scripts that draw). Like
 bench.py it is a benchmark: a script over the target prints MISS, and the exit code is 0
 unless a script fails.
 """
@@ -33,7 +33,7 @@ TARGET_S = 1.0
 
 PRELOAD = """
 import json, runpy, sys, time
-import numpy, simtdocs, simtdocs.docs
+import numpy, simtdocs, simtdocs.display
 try:
     import matplotlib
     matplotlib.use("Agg")
@@ -86,9 +86,9 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     found = scripts(args.paths)
     print(f"companion scripts: {len(found)}; target: each under {TARGET_S:g} s (wall); best of {args.repeat}")
-    base = min(wall([sys.executable, "-c", "import simtdocs, simtdocs.docs"])[0] for _ in range(args.repeat))
-    print(f"fixed cost, python -c 'import simtdocs, simtdocs.docs': {base:.2f} s")
-    code = "import simtdocs, simtdocs.docs, matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot"
+    base = min(wall([sys.executable, "-c", "import simtdocs, simtdocs.display"])[0] for _ in range(args.repeat))
+    print(f"fixed cost, python -c 'import simtdocs, simtdocs.display': {base:.2f} s")
+    code = "import simtdocs, simtdocs.display, matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot"
     mpl, proc = wall([sys.executable, "-c", code])
     if proc.returncode == 0:
         mpl = min([mpl] + [wall([sys.executable, "-c", code])[0] for _ in range(args.repeat - 1)])

@@ -1,7 +1,7 @@
 """The benchmark kernels, three ways each: simtdocs, plain numpy (the floor), numba CUDA.
 
 * ``simtdocs`` kernels are the lectures' own, taken from the companion scripts by section
-  (``simtdocs.docs.snippets.definitions``, which runs a section's definitions and none of its
+  (``simtdocs.snippets.definitions``, which runs a section's definitions and none of its
   experiment): what the pages show is what is timed, and the tests load the same kernels.
 * ``numpy`` floors compute the same result with no simulation at all.
 * ``numba`` kernels are real ``@cuda.jit`` kernels, in ``numba_kernels.py`` (imported by
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simtdocs.docs.snippets import definitions
+from simtdocs.snippets import definitions
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,14 +1,14 @@
 """Kernels the tests launch.
 
 The lectures' kernels are the companion scripts' own, taken by section with
-``simtdocs.docs.snippets.definitions`` (which runs only the definitions of a section, never
+``simtdocs.snippets.definitions`` (which runs only the definitions of a section, never
 its experiment): what the pages show is what the tests check, and there is no second copy
 to drift from them. Below them, the few kernels no lecture has, each saying why a test needs it.
 """
 
 import numpy as np
 
-from simtdocs.docs.snippets import definitions
+from simtdocs.snippets import definitions
 
 
 def _sections(script: str, *names: str) -> dict:

@@ -1,4 +1,4 @@
-"""The strict site build, once per test session, shared by tests/docs and tests/browser.
+"""The strict site build, once per test session, shared by tests/site and tests/browser.
 
 The browser tests need it while collecting (their pages are parametrised from the built
 site), so it is cached on the pytest config rather than in a fixture.

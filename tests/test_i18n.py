@@ -3,9 +3,9 @@
 import pytest
 
 from simtdocs import LABELS
-from simtdocs.docs import Table, show
-from simtdocs.docs.catalogs import problems
-from simtdocs.docs.display import Recorder, recording
+from simtdocs.display import Table, show
+from simtdocs_site.catalogs import problems
+from simtdocs.display.recorder import Recorder, recording
 from simtdocs.i18n import Listing, MissingTranslation, _, _n, language, set_language, translate
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simtdocs.docs.display import Recorder, recording, show
+from simtdocs.display.recorder import Recorder, recording, show
 from simtdocs.i18n import language
 from simtdocs.puzzles import KINDS, PUZZLES, Verdict, of_lecture, table
 
@@ -450,7 +450,7 @@ def test_the_notebook_cells_hold_the_skeletons_as_the_package_has_them(lecture):
     """The downloadable notebook carries each skeleton verbatim (the script includes it from
     the package, the notebook has it written out) in a cell of its own to edit, and the next
     cell checks it with its puzzle: the page, the notebook and the tests grade the same kernel."""
-    from simtdocs.docs import notebooks
+    from simtdocs_site import notebooks
 
     cells = [c["source"] for c in notebooks.build_notebook(SCRIPTS[lecture], "en", "test").cells
              if c["cell_type"] == "code"]

@@ -357,7 +357,7 @@ def test_draw_access_refuses_what_is_not_a_record():
 
 
 def test_reduce_v2_first_step_is_a_2_way_conflict_and_the_picture_traces_the_lecture_kernel():
-    from simtdocs.docs.snippets import definitions
+    from simtdocs.snippets import definitions
 
     # What the page's picture block includes: code 08's imports and code 03's own reduce_v2.
     kernel = definitions("snippets/p2/08_access_pictures.py:setup",

@@ -14,7 +14,7 @@
 import numpy as np
 
 from simtdocs import RTX4090, cdiv, latency_hiding, launch, occupancy
-from simtdocs.docs import show
+from simtdocs.display import show
 from simtdocs.lectures import exec_model as lecture  # the tables and figures of this lecture
 # --8<-- [end:setup]
 
@@ -37,7 +37,7 @@ show(lecture.baseline_table(VLLM_VERSION, MODEL, RTX4090, GPU_MEMORY_GB))
 
 # %%
 # --8<-- [start:baseline_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 glue("em_vllm_version", VLLM_VERSION)
 glue("em_model", MODEL)
@@ -119,7 +119,7 @@ show(lecture.timeline_figure(schedule, COMPUTE, STALL, few, many))
 
 # %%
 # --8<-- [start:timeline_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 busy = {k: schedule(k, COMPUTE, STALL)[1] for k in (few, many)}
 glue("em_tl_compute", COMPUTE)

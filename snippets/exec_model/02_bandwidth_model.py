@@ -16,7 +16,7 @@
 import numpy as np
 
 from simtdocs import RTX4090, cdiv, latency_hiding, launch, launch_overhead, occupancy, waves
-from simtdocs.docs import show
+from simtdocs.display import show
 from simtdocs.lectures import exec_model as lecture  # the tables and figures of this lecture
 # --8<-- [end:setup]
 
@@ -83,7 +83,7 @@ show(lecture.bandwidth_table(rows, peak))
 
 # %%
 # --8<-- [start:table_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 small, large = rows[0], rows[-1]
 glue("em_l2_mb", GPU.l2_bytes / 2**20, ".0f")  # L2 size, left out of the model

@@ -14,7 +14,7 @@
 import numpy as np
 
 from simtdocs import RTX4090, cdiv, launch
-from simtdocs.docs import show
+from simtdocs.display import show
 from simtdocs.lectures import exec_model as lecture  # the tables and figures of this lecture
 # --8<-- [end:setup]
 
@@ -62,7 +62,7 @@ show(lecture.divergence_table(datasets, results))
 
 # %%
 # --8<-- [start:run_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 for key, stats in results.items():
     glue(f"em_dx_{key}_positive", float((datasets[key] > 0).mean()), ".1%")

@@ -14,7 +14,7 @@
 import numpy as np
 
 from simtdocs import RTX4090, cdiv, launch, occupancy, waves
-from simtdocs.docs import show
+from simtdocs.display import show
 from simtdocs.lectures import exec_model as lecture  # the tables and figures of this lecture
 # --8<-- [end:setup]
 
@@ -53,7 +53,7 @@ show(lecture.silu_table(stats))
 
 # %%
 # --8<-- [start:run_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 glue("em_vl_d", d)
 glue("em_vl_tokens", tokens)

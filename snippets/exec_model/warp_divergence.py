@@ -14,7 +14,7 @@
 import numpy as np
 
 from simtdocs import RTX4090, launch
-from simtdocs.docs import show
+from simtdocs.display import show
 from simtdocs.lectures import exec_model as lecture  # the tables and figures of this lecture
 # --8<-- [end:setup]
 
@@ -57,7 +57,7 @@ show(lecture.branch_layout_table(layouts, results))  # divergence tax = bodies p
 
 # %%
 # --8<-- [start:glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 for name, (stats, bodies) in results.items():
     glue(f"em_div_{name}_bodies", bodies)

@@ -10,7 +10,7 @@
 import numpy as np
 
 from simtdocs import H100, cdiv, launch
-from simtdocs.docs import Table, show
+from simtdocs.display import Table, show
 
 
 # %%
@@ -42,7 +42,7 @@ show(Table.counters(stats))
 
 # %%
 # --8<-- [start:glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 glue("coalescing", stats.coalescing_efficiency, ".0%")
 glue("blocks", cdiv(n, threads))

@@ -12,7 +12,7 @@
 import numpy as np
 
 from simtdocs import MemcheckError, cdiv, launch
-from simtdocs.docs import show
+from simtdocs.display import show
 from simtdocs.lectures.p2 import programming_model as lecture  # the tables of this script
 # --8<-- [end:setup]
 
@@ -36,7 +36,7 @@ show(lecture.device_table(H100))
 # %%
 # --8<-- [start:device_glue]
 from simtdocs.analytic.latency import MEMORY_LATENCY_S
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 glue("p2_sms", H100.sm_count)
 glue("p2_lanes_per_sm", H100.fp32_lanes_per_sm)
@@ -82,7 +82,7 @@ show(lecture.block_size_table(runs))
 
 # %%
 # --8<-- [start:block_sizes_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 sizes = list(runs)
 odd, st = sizes[0], runs[sizes[0]]  # the first size is the one that is not a multiple of 32
@@ -123,7 +123,7 @@ except MemcheckError as err:
 
 # %%
 # --8<-- [start:unchecked_numbers]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 glue("p2_oob_n", n)
 glue("p2_oob_threads", threads)
@@ -164,7 +164,7 @@ wrapped = np.count_nonzero(idx * 4 != idx.astype(np.int64) * 4)
 
 # %%
 # --8<-- [start:promotion_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 glue("p2_u8_right", right)
 glue("p2_u8_wrapped", wrapped)
@@ -215,7 +215,7 @@ show(lecture.bias_table(runs))
 
 # %%
 # --8<-- [start:bias_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 glue("p2_bias_M", M)
 glue("p2_bias_N", N)
@@ -257,7 +257,7 @@ show(lecture.grid_stride_table(n, runs))
 
 # %%
 # --8<-- [start:grid_stride_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 loads = {lecture.load_requests(st) for st, ok in runs.values()}
 assert len(loads) == 1  # the same loads on every grid
@@ -293,7 +293,7 @@ show(lecture.divergence_table(runs))
 
 # %%
 # --8<-- [start:divergence_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 for pick, tag in (("odd/even", "split"), ("warp", "uniform")):
     glue(f"p2_div_instr_{tag}", runs[pick].warp_instructions)

@@ -12,7 +12,7 @@
 import numpy as np
 
 from simtdocs import launch
-from simtdocs.docs import show
+from simtdocs.display import show
 from simtdocs.lectures.p2 import memory as lecture  # the tables and the figure of this script
 # --8<-- [end:setup]
 
@@ -42,7 +42,7 @@ show(lecture.memory_spaces_table(H100))
 # %%
 # --8<-- [start:memory_spaces_glue]
 from simtdocs.analytic.latency import MEMORY_LATENCY_S
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 hbm_cycles, hbm_ns = lecture.unloaded_latency(H100, "HBM")
 glue("p2_hbm_cycles", hbm_cycles.removeprefix("≈ "))
@@ -84,7 +84,7 @@ show(lecture.pattern_table(runs))
 
 # %%
 # --8<-- [start:patterns_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 odd = next(int(name.split()[1]) for name in runs if name.startswith("stride ") and int(name.split()[1]) % 2)
 glue("p2_stride_odd", odd)
@@ -171,7 +171,7 @@ show(lecture.transpose_table(runs))
 
 # %%
 # --8<-- [start:transpose_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 stats = {name: st for name, (st, ok) in runs.items()}
 glue("p2_tr_size", f"{N}×{N}")

@@ -12,7 +12,7 @@
 import numpy as np
 
 from simtdocs import H100, launch
-from simtdocs.docs import show
+from simtdocs.display import show
 from simtdocs.lectures.p2 import shared_memory as lecture  # the tables and the figure of this script
 # --8<-- [end:setup]
 
@@ -45,7 +45,7 @@ show(lecture.bank_table(runs))
 
 # %%
 # --8<-- [start:banks_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 for key, s in EXAMPLES.items():
     glue(f"p2_stride_{key}", s)
@@ -87,7 +87,7 @@ print("```text", *st.races, "```", sep="\n")  # the races of the run without syn
 
 # %%
 # --8<-- [start:reverse_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 glue("p2_reverse_race", runs[False][0].races[0].message)
 glue("p2_rev_threads", threads)
@@ -246,7 +246,7 @@ show(lecture.reduction_table(x, runs, H100))  # H100: the device whose bandwidth
 
 # %%
 # --8<-- [start:reduction_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 red = {name: st for name, (st, ok) in runs.items()}
 assert red["v2"].warp_instructions == red["v3"].warp_instructions
@@ -290,7 +290,7 @@ show(lecture.shuffle_table(trace))
 
 # %%
 # --8<-- [start:shuffle_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 glue("p2_shfl_sum", int(trace[-1, 0]))
 glue("p2_shfl_shuffles", st.shuffles)
@@ -338,7 +338,7 @@ for syncwarp in (False, True):
 
 # %%
 # --8<-- [start:warp_tail_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 glue("p2_tail_race", tails[False].races[0].message)
 glue("p2_tail_races", len(tails[False].races))

@@ -10,7 +10,7 @@
 # %%
 # --8<-- [start:setup]
 from simtdocs import H100, cdiv, latency_hiding, occupancy, waves
-from simtdocs.docs import show
+from simtdocs.display import show
 from simtdocs.lectures.p2 import occupancy as lecture  # the tables and figures of this script
 
 KB = 1024
@@ -40,7 +40,7 @@ show(lecture.occupancy_table(kernels, results))
 
 # %%
 # --8<-- [start:occupancy_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 for key, (threads, regs, smem) in kernels.items():
     glue(f"p2b_{key}_blocks", results[key].blocks_per_sm)
@@ -64,7 +64,7 @@ show(lecture.occupancy_figure(H100))
 
 # %%
 # --8<-- [start:occupancy_figure_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 STAIR_THREADS, STAIR_REGS = 256, 64  # one step of the staircase: STAIR_REGS -> STAIR_REGS + 1
 glue("p2b_stair_threads", STAIR_THREADS)
@@ -89,7 +89,7 @@ show(lecture.latency_table(results, H100))
 
 # %%
 # --8<-- [start:latency_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 need = latency_hiding(1, device=H100)
 glue("p2b_bw_per_sm", H100.bandwidth_per_sm / 1e9, ".1f")  # GB/s
@@ -129,7 +129,7 @@ show(lecture.waves_table(results))
 
 # %%
 # --8<-- [start:waves_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 glue("p2b_sms", S)
 glue("p2b_w133_blocks", S + 1)
@@ -160,7 +160,7 @@ show(lecture.tiles_table(results))
 
 # %%
 # --8<-- [start:tiles_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 small, big = min(SIZES), max(SIZES)  # the smaller C in detail
 glue("p2b_tile_threads", THREADS)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simtdocs import H100, amdahl, decode_step, gustafson
-from simtdocs.docs import show
+from simtdocs.display import show
 from simtdocs.lectures.p2 import overhead as lecture  # the tables and figures of this script
 # --8<-- [end:setup]
 
@@ -38,7 +38,7 @@ show(lecture.amdahl_table(sms, lanes, speedups))
 
 # %%
 # --8<-- [start:amdahl_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 glue("p2_sms_workers", sms)
 glue("p2_lanes", lanes, ",")
@@ -112,7 +112,7 @@ def gpu_time(m: Model, device=H100) -> float:
 
 # %%
 # --8<-- [start:models_numbers]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 glue("p2b_ctx", CTX, ",")
 for key, m in (("1b", LLAMA_1B), ("8b", LLAMA_8B)):
@@ -137,7 +137,7 @@ show(lecture.launch_table(steps, UNFUSED))
 
 # %%
 # --8<-- [start:launch_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 one = {k: steps[LLAMA_1B.name, 8, k] for k in (UNFUSED, FUSED)}  # the 1B model at 8 µs per launch
 glue("p2b_unfused", UNFUSED)
@@ -200,7 +200,7 @@ show(lecture.split_table(n, pieces, one_call, small_calls))
 
 # %%
 # --8<-- [start:numpy_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 fixed = min(per_call.values())  # the cheapest call: almost nothing but the fixed cost
 glue("p2b_np_call_us", fixed * 1e6, ".2f")

@@ -14,14 +14,14 @@
 import numpy as np
 
 from simtdocs import H100, cdiv, latency_hiding, launch, launch_overhead, occupancy, waves
-from simtdocs.docs import Table, _, glue, show
+from simtdocs.display import Table, _, glue, show
 # --8<-- [end:setup]
 
 
 # %%
 # The lecture's kernels have one definition each. On the page, each answer's code block
 # includes the sections it needs with --8<--; run alone, this script loads the same sections.
-from simtdocs.docs import expand_snippets
+from simtdocs.display import expand_snippets
 
 for part in ("01_cuda_programming_model.py:kernel",         # vector_add (exercise 1)
              "02_memory_coalescing.py:pattern_kernel",      # one warp, any index pattern (3)

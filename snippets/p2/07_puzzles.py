@@ -17,7 +17,7 @@
 # --8<-- [start:setup]
 import numpy as np
 
-from simtdocs.docs import set_language, show
+from simtdocs.display import set_language, show
 from simtdocs.puzzles import PUZZLES
 # --8<-- [end:setup]
 
@@ -29,7 +29,7 @@ show(PUZZLES["double"])
 
 # %%
 # Edit this kernel (the notebook has its code written out here), then run the next cell to check it.
-from simtdocs.docs import expand_snippets
+from simtdocs.display import expand_snippets
 
 exec(expand_snippets('--8<-- "src/simtdocs/puzzles/p2_threads.py:double"'))
 

@@ -14,7 +14,7 @@
 import numpy as np
 
 from simtdocs import access_alt, access_caption, draw_access, launch
-from simtdocs.docs import Figure, _, glue, show
+from simtdocs.display import Figure, _, glue, show
 
 
 def picture(record, what):
@@ -156,7 +156,7 @@ padded_figure
 # %%
 # The kernel has one definition, in code 03; the page includes that section, and run alone
 # this script loads it.
-from simtdocs.docs import expand_snippets
+from simtdocs.display import expand_snippets
 
 exec(expand_snippets('--8<-- "snippets/p2/03_shared_memory_sync_reduction.py:reduce_v2"'))
 

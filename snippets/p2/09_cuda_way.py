@@ -14,7 +14,7 @@
 import numpy as np
 
 from simtdocs import cdiv, cuda, launch
-from simtdocs.docs import show
+from simtdocs.display import show
 from simtdocs.lectures.p2 import cuda_way as lecture
 # --8<-- [end:setup]
 
@@ -82,7 +82,7 @@ show(lecture.twin_table(stats, twin))
 
 # %%
 # --8<-- [start:twin_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 glue("cw_n", n)
 glue("cw_threads", threads)
@@ -122,7 +122,7 @@ show(verdict)
 
 # %%
 # --8<-- [start:check_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 glue("cw_check_divergent", verdict.stats.divergent_branches)
 # --8<-- [end:check_glue]

@@ -15,7 +15,7 @@ import numpy as np
 
 from simtdocs import launch
 from simtdocs.devices import A100_40GB, V100
-from simtdocs.docs import show
+from simtdocs.display import show
 from simtdocs.i18n import _
 from simtdocs.lectures import silicon as lecture  # the tables of this page
 from simtdocs.lectures.silicon import Published, Source
@@ -402,7 +402,7 @@ show(lecture.comparison_table(figures))
 
 # %%
 # --8<-- [start:comparison_glue]
-from simtdocs.docs import glue
+from simtdocs.display import glue
 
 matched = [f for f in figures if f.exact]
 glue("si_figures", len(figures))

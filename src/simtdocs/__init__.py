@@ -26,8 +26,9 @@ The parts, one module each:
 * ``simtdocs.reference``: the same model one lane at a time, the definition of every counter
 * ``simtdocs.puzzles``: kernel puzzles and the checker that grades them in the lecture's words
 * ``simtdocs.i18n``: labels written in English, shown in the reader's language (gettext)
-* ``simtdocs.lectures``: the tables and figures of each lecture; ``simtdocs.docs``: what a
-  page block uses (``show``, ``glue``, ``Table``, ``Figure``) and the site's build glue
+* ``simtdocs.lectures``: the tables and figures of each lecture; ``simtdocs.display``: what a
+  page block uses (``show``, ``glue``, ``Table``, ``Figure``); ``simtdocs.snippets``: the
+  ``--8<--`` includes of companion scripts. The site build is the package ``simtdocs_site``.
 """
 
 from .analytic import (

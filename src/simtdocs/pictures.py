@@ -128,7 +128,7 @@ def draw_access(record: AccessRecord, ax=None):
         raise TypeError(f"draw_access takes one record of stats.trace (launch(..., trace=(block, warp))), "
                         f"got {type(record).__name__}")
     if ax is None:
-        from .docs.display import figure
+        from .display import figure
 
         fig, ax = figure(figsize=(7.5, 3.0))
         new = True

@@ -18,7 +18,7 @@ import pytest
 import kernels as lec
 from simtdocs import cdiv, launch
 from simtdocs.counters import Counters
-from simtdocs.docs.snippets import definitions
+from simtdocs.snippets import definitions
 
 import cuda_lecture_kernels as pt
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simtdocs.docs.display import Recorder, recording
+from simtdocs.display.recorder import Recorder, recording
 from simtdocs.lectures.p2.memory import column_read_ways
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ import math
 
 import pytest
 
-from simtdocs.docs import expand_snippets
+from simtdocs.display import expand_snippets
 
 OCC = "snippets/p2/04_occupancy_latency_waves.py"
 LAUNCH = "snippets/p2/05_amdahl_and_launch_overhead.py"
@@ -181,7 +181,7 @@ def test_exercises_7_to_10():
 def test_figures_draw_in_both_languages(script, name):
     import re
 
-    from simtdocs.docs.display import Recorder, recording
+    from simtdocs.display.recorder import Recorder, recording
 
     sections = {"speedup_figure": ("amdahl",), "launch_figure": ("models", "launch")}.get(name, ())
     rec = Recorder()

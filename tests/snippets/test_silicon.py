@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from simtdocs.devices import A100_40GB, V100
-from simtdocs.docs.display import Recorder, recording
+from simtdocs.display.recorder import Recorder, recording
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "snippets/silicon/01_published_profiles.py"

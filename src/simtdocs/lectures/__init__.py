@@ -3,7 +3,7 @@
 A lecture's code blocks run the experiment (kernel, launch, the line that shows the
 result); the tables and figures that line shows are made here, with their labels in
 English and their translations in the lecture's gettext catalog
-(``locale/<lang>/LC_MESSAGES/<lecture>.po``, see :mod:`simtdocs.docs.catalogs`). Being
+(``locale/<lang>/LC_MESSAGES/<lecture>.po``, see :mod:`simtdocs_site.catalogs`). Being
 importable, they let the visible code of a page run when a reader copies it alone into
 a fresh ``python``; the page also shows each helper's source, folded under "How this
 table is made".

@@ -11,7 +11,7 @@ from __future__ import annotations
 # --8<-- [start:records]
 from dataclasses import dataclass
 
-from simtdocs.docs.display import Table
+from simtdocs.display import Table
 from simtdocs.i18n import _
 
 

@@ -35,9 +35,9 @@ def of_lecture(lecture: str) -> list[Puzzle]:
 
 
 def table(lecture: str):
-    """A :class:`simtdocs.docs.Table` of a lecture's puzzles: title, kind, and what ``check``
+    """A :class:`simtdocs.display.Table` of a lecture's puzzles: title, kind, and what ``check``
     asks beyond right values and a clean run."""
-    from simtdocs.docs import Table
+    from simtdocs.display import Table
 
     rows = [(k, p.title, KINDS[p.kind], Listing([r.describe() for r in p.rules]) if p.rules else "—")
             for k, p in enumerate(of_lecture(lecture), 1)]

@@ -365,7 +365,7 @@ class Puzzle:
 
     def _picture(self, stats, site, rule):
         """The worst execution of ``site`` by warp 0 of block 0 (traced in the run), drawn lane by lane."""
-        from simtdocs.docs.display import Figure
+        from simtdocs.display import Figure
         from simtdocs.pictures import access_alt, access_caption, draw_access
 
         records = [r for r in stats.trace or () if (r.site.filename, r.site.lineno) == (site.filename, site.lineno)]

@@ -24,7 +24,7 @@ class Verdict:
 
     ``detail`` is the sanitizer's own report when the simulator stopped the kernel;
     ``stats`` the launch's counters when it ran to the end; ``figure`` an optional
-    picture (a :class:`simtdocs.docs.Figure`) of the access the message is about; ``card``
+    picture (a :class:`simtdocs.display.Figure`) of the access the message is about; ``card``
     the :class:`~simtdocs.puzzles.card.ScoreCard` (the kernel's counters beside the
     solution's) when the kernel ran to the end.
     """
@@ -67,7 +67,7 @@ class Verdict:
 def _rich_display() -> bool:
     """True where a picture can be shown: a page being built, a notebook (executed by the
     site or in Jupyter). A terminal gets the message without a page of SVG."""
-    from simtdocs.docs import display
+    from simtdocs.display import recorder as display
 
     return (display._recorder.get() is not None or display._display_sink.get() is not None
             or display._in_notebook())

@@ -7,7 +7,7 @@ shows; the numbers the prose quotes are glued by the companion script
 
 from __future__ import annotations
 
-from simtdocs.docs.display import Table
+from simtdocs.display import Table
 from simtdocs.i18n import _
 
 # --8<-- [start:twin_table]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from simtdocs import latency_hiding, occupancy, waves
-from simtdocs.docs.display import Figure, Table, figure
+from simtdocs.display import Figure, Table, figure
 from simtdocs.i18n import Listing, _
 
 KB = 1024

@@ -14,7 +14,7 @@ import platform
 import numpy as np
 
 from simtdocs import amdahl, decode_step, gustafson
-from simtdocs.docs.display import Figure, Table, figure
+from simtdocs.display import Figure, Table, figure
 from simtdocs.i18n import Listing, _
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from simtdocs import cdiv, counters
 from simtdocs.analytic.latency import MEMORY_LATENCY_S
-from simtdocs.docs.display import Table
+from simtdocs.display import Table
 from simtdocs.i18n import _, _n
 
 

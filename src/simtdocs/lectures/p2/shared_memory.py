@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simtdocs.docs.display import Figure, Table, figure
+from simtdocs.display import Figure, Table, figure
 from simtdocs.i18n import Listing, _
 
 
