@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,35 +27,57 @@ import numpy as np
 VARIABLES = ("bx", "by", "bz", "tx", "ty", "tz")
 
 
-@dataclass(frozen=True)
 class Form:
-    """``const + Σ coefs[k] · VARIABLES[k]``, each variable running over ``0 .. extent[k] - 1``."""
+    """``const + Σ coefs[k] · VARIABLES[k]``, each variable running over ``0 .. extent[k] - 1``.
 
-    const: int
-    coefs: tuple[int, ...]
-    extent: tuple[int, ...]  # (gdx, gdy, gdz, bdx, bdy, bdz)
+    Immutable. A plain class with slots rather than a dataclass: every ``+`` and ``*`` on a
+    thread index makes one, so its cost is paid once per operation of a kernel's loop."""
 
-    @functools.cached_property
-    def bounds(self) -> tuple[int, int]:
-        """The smallest and largest value over every thread of the grid."""
-        lo = hi = self.const
-        for c, n in zip(self.coefs, self.extent):
-            reach = c * (n - 1)
-            lo, hi = lo + min(reach, 0), hi + max(reach, 0)
-        return lo, hi
+    __slots__ = ("const", "coefs", "extent", "bounds")
+
+    def __init__(self, const: int, coefs: tuple[int, ...], extent: tuple[int, ...], bounds=None):
+        if bounds is None:  # the smallest and largest value over every thread of the grid
+            lo = hi = const
+            for c, n in zip(coefs, extent):
+                reach = c * (n - 1)
+                if reach < 0:
+                    lo += reach
+                else:
+                    hi += reach
+            bounds = (lo, hi)
+        set_ = object.__setattr__
+        set_(self, "const", const)
+        set_(self, "coefs", coefs)
+        set_(self, "extent", extent)
+        set_(self, "bounds", bounds)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("a Form is immutable")
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Form) and (self.const, self.coefs, self.extent) == (other.const, other.coefs,
+                                                                                      other.extent)
+
+    def __hash__(self) -> int:
+        return hash((self.const, self.coefs, self.extent))
+
+    def __repr__(self) -> str:
+        return f"Form(const={self.const}, coefs={self.coefs}, extent={self.extent})"
 
     def plus(self, other: Form | int, sign: int = 1) -> Form | None:
         if isinstance(other, int):
             if other == 0:
                 return self
-            return Form(self.const + sign * other, self.coefs, self.extent)
+            d = sign * other
+            return Form(self.const + d, self.coefs, self.extent, (self.bounds[0] + d, self.bounds[1] + d))
         if other.extent != self.extent:
             return None
         return Form(self.const + sign * other.const, tuple(a + sign * b for a, b in zip(self.coefs, other.coefs)),
                     self.extent)
 
     def times(self, k: int) -> Form:
-        return Form(self.const * k, tuple(c * k for c in self.coefs), self.extent)
+        lo, hi = self.bounds[0] * k, self.bounds[1] * k
+        return Form(self.const * k, tuple(c * k for c in self.coefs), self.extent, (lo, hi) if k >= 0 else (hi, lo))
 
     def at(self, block: tuple[int, int, int]) -> int:
         """The value at thread (0, 0, 0) of ``block``."""

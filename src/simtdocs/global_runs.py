@@ -167,8 +167,7 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None
         if not affine.one_to_one(view):
             return NotImplemented
     k = form.coefs
-    wide = [np.asarray(v, np.int64) for v in (geo.tx, geo.ty, geo.tz)]  # the engine's own copies
-    thread_part = form.const + k[3] * wide[0] + k[4] * wide[1] + k[5] * wide[2]
+    thread_part = form.const + geo.thread_offsets(k[3], k[4], k[5])
     if lane is not None:
         sectors = blk.nblocks  # one lane of one warp per block, and an aligned lane is in one sector
     elif lanes.uniform and all(k[j] * itemsize % SECTOR_BYTES == 0 for j in range(3)):
@@ -205,7 +204,7 @@ def _copy(target: np.ndarray, source: np.ndarray, memory: np.ndarray) -> None:
     memory (the largest stride outermost), and with the innermost axis folded into one item
     of that many bytes when it is a run of adjacent elements on both sides (a row of
     threadIdx.x): numpy then moves whole rows instead of one element at a time."""
-    order = [int(k) for k in np.argsort([-abs(s) for s in memory.strides], kind="stable")]
+    order = sorted(range(memory.ndim), key=lambda a: -abs(memory.strides[a]))  # stable
     if target.ndim > 1 and target.size and all(a.strides[-1] == a.itemsize for a in (target, source)):
         item = np.dtype(f"V{target.itemsize * target.shape[-1]}")
 
@@ -244,17 +243,20 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
         return NotImplemented
     # Every check first: nothing is counted or moved unless every run can go this way.
     k = form.coefs
-    threads = form.const + k[3] * np.asarray(geo.tx, np.int64) + k[4] * np.asarray(geo.ty, np.int64) \
-        + k[5] * np.asarray(geo.tz, np.int64)
-    ids = np.arange(blk.first, blk.first + blk.nblocks, dtype=np.int64)
-    gx, gy = geo.grid[0], geo.grid[1]
-    blocks = k[0] * (ids % gx) + k[1] * (ids // gx % gy) + k[2] * (ids // (gx * gy))
     mem = array.reshape(-1) if kind == "read" else writable(array).reshape(-1)
-    running = blocks[active]
-    lo = running.min() + threads.min() if starts.size else 0
-    hi = running.max() + threads.max() if starts.size else 0
-    if lo < 0 or hi + width > mem.size:
-        return NotImplemented
+    if starts.size:
+        where = lanes.__dict__.get("_where")  # blockIdx of every active block
+        if where is None:
+            ids = blk.first + np.flatnonzero(active)
+            gx, gy = geo.grid[0], geo.grid[1]
+            where = lanes.__dict__["_where"] = (ids % gx, ids // gx % gy, ids // (gx * gy))
+        running = k[0] * where[0] + k[1] * where[1] + k[2] * where[2]
+        # The thread part's extremes, from its coefficients: each index runs 0 .. extent - 1.
+        reach = [kj * (n - 1) for kj, n in zip(k[3:], (geo.bdx, geo.bdy, geo.bdz))]
+        lo = int(running.min()) + form.const + sum(min(r, 0) for r in reach)
+        hi = int(running.max()) + form.const + sum(max(r, 0) for r in reach)
+        if lo < 0 or hi + width > mem.size:
+            return NotImplemented
     shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())
     out = np.zeros(shape, array.dtype) if kind == "read" else None
     if kind == "write":
@@ -263,16 +265,22 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
         done = _one_box(blk, site, c, lanes, kind, array, form, width, value, base, active, mem, out)
         if done is not NotImplemented:
             return done
+    views = []
     for a, b in zip(starts, stops):
         view = affine.strided_view(mem, form, blk.first + int(a), int(b - a), width)
         if view is None or (kind == "write" and not affine.one_to_one(view)):
             return NotImplemented
-    for a, b in zip(starts, stops):
+        views.append(view)
+    parts = lanes.__dict__.get("_parts")  # each run's lanes, kept with the mask like its runs
+    if parts is None:
+        parts = lanes.__dict__["_parts"] = [
+            Lanes(geo, blk.first + int(a), int(b - a), None if lanes.mask[a:b].all() else lanes.mask[a:b])
+            for a, b in zip(starts, stops)]  # whole blocks: counted as one
+    for a, b, view, part in zip(starts, stops, views, parts):
         a, b = int(a), int(b)
-        rows = lanes.mask[a:b]
-        part = Lanes(geo, blk.first + a, b - a, None if rows.all() else rows)  # whole blocks: counted as one
         got = strided(_Blocks(blk, blk.first + a, b - a), site, c, part, kind, array, form, width,
-                      None if value is None else value[a:b], base)
+                      None if value is None else value[a:b], base,
+                      box=(view, np.arange(blk.first + a, blk.first + b, dtype=np.int64)))
         if kind == "read":
             out[a:b] = got
     if starts.size == 0:

@@ -65,7 +65,10 @@ def distinct_per_warp(rows: np.ndarray, active: np.ndarray | None = None) -> int
     if narrow is not None:  # 16-bit values: sorting them is cheaper than the test below
         return _distinct_sorted(narrow, active, 0xFFFF)
     step = np.diff(rows, axis=1)
-    monotone = (step.min(axis=1) >= 0) | (step.max(axis=1) <= 0)
+    if (step >= 0).all() or (step <= 0).all():  # every row walks one way (one pass each, no short-axis work)
+        monotone = np.ones(rows.shape[0], bool)
+    else:
+        monotone = (step.min(axis=1) >= 0) | (step.max(axis=1) <= 0)
     total = 0
     if not monotone.all():
         other = ~monotone
@@ -74,12 +77,31 @@ def distinct_per_warp(rows: np.ndarray, active: np.ndarray | None = None) -> int
         active = None if active is None else active[monotone]
     if rows.size == 0:
         return total
+    if active is not None:
+        # A full warp's runs all count: only warps with an inactive lane need the mask. A
+        # row of 32 bools is four 8-byte words of 0x01 bytes when every lane runs.
+        partial = (np.ascontiguousarray(active).view(np.uint64) != _ALL_LANES).any(axis=1)
+        if not partial.any():
+            active = None
+        elif partial.sum() * 4 < partial.size:
+            some = step[partial]
+            total += _runs_with_an_active_lane(some, active[partial])
+            full = int(partial.size - np.count_nonzero(partial))
+            return total + full + int(np.count_nonzero(step)) - int(np.count_nonzero(some))
     if active is None:
         return total + rows.shape[0] + int(np.count_nonzero(step))
-    starts = np.ones(rows.shape, dtype=bool)
+    return total + _runs_with_an_active_lane(step, active)
+
+
+_ALL_LANES = np.uint64(0x0101010101010101)
+
+
+def _runs_with_an_active_lane(step: np.ndarray, active: np.ndarray) -> int:
+    """Runs of equal values along monotone rows (``step``: their differences) with an active lane."""
+    starts = np.ones(active.shape, dtype=bool)
     starts[:, 1:] = step != 0
     run_has_active = np.logical_or.reduceat(active.reshape(-1), np.flatnonzero(starts))
-    return total + int(np.count_nonzero(run_has_active))
+    return int(np.count_nonzero(run_has_active))
 
 
 def phases(words: np.ndarray, active: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:

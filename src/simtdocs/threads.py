@@ -48,6 +48,20 @@ class Geometry:
             return affine.index(a.copy(), a.form)
         return (copy(self.tid), copy(self.tx), copy(self.ty), copy(self.tz), self.lane.copy(), self.warp.copy())
 
+    def thread_offsets(self, kx: int, ky: int, kz: int) -> np.ndarray:
+        """``kx·tx + ky·ty + kz·tz`` for every thread of a block, (1, T) int64: the thread
+        part of an affine index, which every access of a loop asks for again."""
+        memo = self.__dict__.setdefault("_offsets", {})
+        found = memo.get((kx, ky, kz))
+        if found is None:
+            if len(memo) >= 64:
+                memo.clear()
+            tx, ty, tz = (np.asarray(v, np.int64) for v in (self.tx, self.ty, self.tz))
+            found = kx * tx + ky * ty + kz * tz
+            found.flags.writeable = False  # shared by every access that asks
+            memo[(kx, ky, kz)] = found
+        return found
+
     def block(self, linear: int) -> tuple[int, int, int]:
         """``blockIdx`` of the block with linear id ``linear`` (x fastest)."""
         gx, gy, _ = self.grid
