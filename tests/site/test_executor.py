@@ -176,3 +176,50 @@ def test_a_failing_block_fails_the_real_build(tmp_path):
     assert proc.returncode != 0
     log = proc.stdout + proc.stderr
     assert "docs/index.md:7: code block failed: IndexError" in log, log[-3000:]
+
+
+def test_execute_page_gives_each_language_and_the_glue(tmp_path):
+    md = page(
+        """
+        ```python
+        from simtdocs.display import _, glue, show
+        glue("w", _("warps"))
+        show(_("Counter"))
+        ```
+
+        Word: {{ w }}.
+        """
+    )
+    result = executor.execute_page(md, "docs/e.md", root=ROOT, cache_dir=tmp_path, workers=0)
+    assert result.glue == {"w": {"zh": "warp 数", "en": "warps"}}
+    assert result.markdown["en"].endswith("```\n\nCounter\n\n\nWord: warps.\n")
+    assert result.markdown["zh"].endswith("```\n\n计数器\n\n\nWord: warp 数.\n")
+    assert list(tmp_path.glob("*.json")), "the result is cached"
+
+
+def test_the_markdown_extension_runs_the_blocks_and_reports_page_and_line(tmp_path):
+    import markdown
+
+    from simtdocs_site.markdown_extension import ExecuteExtension
+
+    def convert(text):
+        ext = ExecuteExtension(page="docs/t.md", root=str(ROOT), cache_dir=str(tmp_path), workers=0)
+        return markdown.markdown(text, extensions=[ext, "tables"])
+
+    md = page(
+        """
+        # T
+
+        ```python
+        from simtdocs.display import Table, glue, show
+        glue("n", 1234)
+        show(Table([[1, 2]], ["a", "b"]))
+        ```
+
+        n = {{ n }}
+        """
+    )
+    out = convert(md)
+    assert ">1</td>" in out and "<p>n = 1,234</p>" in out
+    with pytest.raises(executor.BlockError, match=r"^docs/t\.md:6: code block failed: ZeroDivisionError"):
+        convert(md.replace('show(Table([[1, 2]], ["a", "b"]))', "print(1 / 0)"))
