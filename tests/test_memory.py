@@ -109,6 +109,29 @@ def test_distinct_per_warp_by_hand():
     assert distinct_per_warp(np.zeros((0, 32), np.int64)) == 0
 
 
+def test_distinct_per_warp_matches_counting_each_warp_on_random_rows():
+    # Rows that walk memory up, down or both ways, spread past 16 bits or not, under no mask,
+    # a mask on a few warps or on most: against a set per warp.
+    rng = np.random.default_rng(23)
+    for case in range(300):
+        warps = int(rng.integers(1, 60))
+        spread = int(rng.choice([40, 1 << 20]))
+        rows = np.sort(rng.integers(0, spread, (warps, 32)), axis=1)
+        if rng.random() < 0.5:  # some rows walk backwards
+            back = rng.random(warps) < rng.choice([0.0, 0.5, 1.0])
+            rows[back] = rows[back, ::-1]
+        if rng.random() < 0.3:  # a gather: not monotone
+            rows[rng.integers(0, warps)] = rng.integers(0, spread, 32)
+        active = None
+        if rng.random() < 0.7:
+            active = np.ones((warps, 32), bool)
+            partial = rng.random(warps) < rng.choice([0.05, 0.5, 1.0])
+            active[partial] = rng.random((int(partial.sum()), 32)) < 0.5
+        want = sum(len(set(r[a].tolist() if active is not None else r.tolist()))
+                   for r, a in zip(rows, active if active is not None else rows))
+        assert distinct_per_warp(rows, active) == want, case
+
+
 def test_wavefronts_by_hand():
     column = np.arange(32) * 32  # every lane in bank 0: 32-way
     broadcast = np.zeros(32, dtype=np.int64)  # one word: 1

@@ -77,7 +77,7 @@ def distinct_per_warp(rows: np.ndarray, active: np.ndarray | None = None) -> int
         active = None if active is None else active[monotone]
     if rows.size == 0:
         return total
-    if active is not None:
+    if active is not None and active.shape[1] % 8 == 0:
         # A full warp's runs all count: only warps with an inactive lane need the mask. A
         # row of 32 bools is four 8-byte words of 0x01 bytes when every lane runs.
         partial = (np.ascontiguousarray(active).view(np.uint64) != _ALL_LANES).any(axis=1)
