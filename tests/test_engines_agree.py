@@ -296,6 +296,8 @@ class Builder:
                 coefs[:3] = [region, region * gx, region * gx * gy]
                 values = sum(k * v for k, v in zip(coefs, variables)) + np.zeros((self.nb, self.T), np.int64)
                 const = -int((values - lin[:, None] * region).min())
+                if (values - lin[:, None] * region).max() + const > region - step:
+                    return None  # the threads would reach into other blocks' regions: order-dependent
             values = values + const
             if values.max() > limit - step and not self.error(3, "bounds"):
                 return None

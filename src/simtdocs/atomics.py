@@ -190,7 +190,7 @@ def _accumulate(ufunc, dtype, start, v, first, lanes):
     row = np.empty(G, np.int64)  # each element's row in its class's table
     row[order] = np.arange(G) - np.repeat(np.cumsum(count) - count, count)
     base = offset[size] + row * width[size]  # where each element's row starts
-    table = np.empty(int(offset[-1]), dtype)  # padding is never read: left as it comes
+    table = np.zeros(int(offset[-1]), dtype)  # padding is never read, but garbage there could warn
     short = ~long
     table[base[short]] = start[short]
     at = np.repeat(base - first, lanes) + np.arange(v.size) + 1  # each lane's cell: after its element's value

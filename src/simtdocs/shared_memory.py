@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import atomics
-from . import diagnostics
-from .diagnostics import RACE_KINDS, LaunchError, Race, index_text
+from . import atomics, diagnostics, racecheck
+from .diagnostics import LaunchError, index_text
 from .global_memory import LANE_BYTES
 from .indexing import flat_index, per_thread
 from .threads import Lanes
@@ -20,8 +19,6 @@ from .memory import distinct_per_warp, phases, wavefronts
 
 #: Static ``__shared__`` per block that nvcc accepts; more must be dynamic and opted in.
 STATIC_SHARED_LIMIT = 48 * 1024
-#: ``Shared.read_warp`` of an element that several warps read in this barrier phase.
-MANY_WARPS = -2
 
 
 class Shared:
@@ -36,8 +33,8 @@ class Shared:
     one per block; only an access that differs in other ways gives every block its own.
     """
 
-    TABLES = ("writers", "readers", "last_write", "last_read", "lane_write", "read_warp", "read_lanes", "written",
-              "_stamp")
+    TABLES = ("writers", "readers", "last_write", "last_read", "lane_write", "read_warp", "read_lanes", "owner",
+              "written", "_stamp")
     #: Beyond this many rows, every block gets its own (the rows would cost more than they save).
     MAX_ROWS = 64
 
@@ -51,13 +48,24 @@ class Shared:
         self.last_write = np.full(size, -1, np.int32)  # site id of the latest write
         self.last_read = np.full(size, -1, np.int32)
         # Inside a warp, until a syncwarp orders them: warp·32 + lane of the latest write (-1:
-        # none), the one warp that read the element (-1: none, MANY_WARPS: several) and its
+        # none), the one warp that read the element (-1: none, racecheck.MANY_WARPS: several) and its
         # reading lanes, a bit each.
         self.lane_write = np.full(size, -1, np.int16)
         self.read_warp = np.full(size, -1, np.int16)
         self.read_lanes = np.zeros(size, np.uint32)
+        # The one thread that touched an element this phase, while there is one (racecheck).
+        self.owner = np.full(size, racecheck.UNTOUCHED, np.int32)
+        self.owned = False  # whether any element may be owned
+        self.line_slots, self.slot_lines = {}, np.full(racecheck.SLOT + 1, -1, np.int32)  # owners' lines
         self.written = np.zeros(size, bool)  # for initcheck: ever written by the block
+        self._all_written = False
         self._stamp = np.zeros(size, np.int64)  # scratch: finds repeated elements
+
+    def all_written(self) -> bool:
+        """Whether every element of every block was written by the last barrier (initcheck
+        has nothing left to find there). Counted at barriers, not at every access; once
+        true it stays true."""
+        return self._all_written
 
     @property
     def size(self) -> int:
@@ -121,16 +129,23 @@ class Shared:
             else:
                 rows = np.array([r for r, _ in found.get(1, [])], np.int64)
         for table, empty in ((self.writers, 0), (self.readers, 0), (self.last_write, -1), (self.last_read, -1),
-                             (self.lane_write, -1), (self.read_warp, -1), (self.read_lanes, 0)):
+                             (self.lane_write, -1), (self.read_warp, -1), (self.read_lanes, 0),
+                             (self.owner, racecheck.UNTOUCHED)):
             if rows is None:
                 table[:] = empty
             else:
                 table.reshape(-1, self.size)[rows] = empty
+        if rows is None:
+            self.owned = False
+        if not self._all_written:
+            self._all_written = bool(self.written.all())
 
     def syncwarp(self, passed: np.ndarray) -> None:
         """The lanes that passed a ``__syncwarp``: ``passed`` (blocks, warps) holds a bit per
         lane (one row for every block when the tables are shared). What those lanes did is
         now ordered before whatever their warp does next."""
+        if self.owned:  # a syncwarp changes what an owned element's tables would say
+            racecheck.materialize(self)
         if passed.shape[0] > 1:
             self.per_block()
         size = self.size
@@ -323,7 +338,7 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
                 _uninitialized(arr, site, first, int(np.argmax(unwritten)) // width,
                                int(key[np.argmax(unwritten)]), lane_bytes)
         if "racecheck" in tools:
-            _hazards(blk, arr, site, kind, key, warp, lane, blocks)
+            racecheck.hazards(blk, arr, site, kind, key, warp, lane, blocks)
         if kind == "write":
             arr.written[key] = True
     cols, lanes_at = _run(elements), _run(t)
@@ -419,12 +434,12 @@ def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, 
     extra = (width,) if width > 1 else ()
     data = arr.data.reshape(-1)
     if kind == "read":
-        if "initcheck" in tools:
+        if "initcheck" in tools and not arr.all_written():
             unwritten = ~arr.written[key]
             if unwritten.any():
                 _uninitialized(arr, site, run, int(np.argmax(unwritten)) // width, int(key[np.argmax(unwritten)]), lane_bytes)
-        if "racecheck" in tools:
-            _hazards(blk, arr, site, "read", key, warp, thread % 32)
+        if "racecheck" in tools and not racecheck.owned_access(blk, arr, site, "read", key, thread):
+            racecheck.hazards(blk, arr, site, "read", key, warp, thread % 32)
         if run.all:
             return data[key].reshape((B, blk.nthreads) + extra)
         out = np.zeros((B, blk.nthreads) + extra, arr.dtype)
@@ -432,10 +447,11 @@ def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, 
         return out
     values = per_thread(np.asarray(value, dtype=arr.dtype), B, blk.nthreads, site, "value", extra)
     if kind == "write":
-        if "racecheck" in tools:
-            _hazards(blk, arr, site, "write", key, warp, thread % 32)
+        if "racecheck" in tools and not racecheck.owned_access(blk, arr, site, "write", key, thread):
+            racecheck.hazards(blk, arr, site, "write", key, warp, thread % 32)
         data[key] = values[b, t].reshape(-1)
-        arr.written[key] = True
+        if not arr.all_written():
+            arr.written[key] = True
         return None
     cmp = None
     if op == "cas":
@@ -461,97 +477,6 @@ def _run(index: np.ndarray):
     if index.size and index[-1] - index[0] == index.size - 1 and (np.diff(index) == 1).all():
         return slice(int(index[0]), int(index[-1]) + 1)
     return index
-
-
-def _mark(table: np.ndarray, key: np.ndarray, bit: np.ndarray) -> None:
-    # A fancy |= keeps one lane's result when several lanes hit the same element; when they
-    # belong to different warps a bit is lost. Add those lanes again, unbuffered.
-    table[key] |= bit
-    lost = (table[key] & bit) == 0
-    if lost.any():
-        np.bitwise_or.at(table, key[lost], bit[lost])
-
-
-def _hazards(blk, arr: Shared, site, kind: str, key, warp, lane, blocks=None) -> None:
-    """Check one access of the lanes ``lane`` of warps ``warp`` (in serial order) against
-    this phase, then log it: between warps, against every other warp that touched the
-    element (earlier warps of this very store included); inside a warp, against another
-    lane whose access no ``syncwarp`` has ordered yet (not against lanes of this same
-    instruction). ``blocks`` (of the pass), when given, are the blocks that share the keys'
-    row of tables and run this access; else each key's row is its block.
-    """
-    L = blk._L
-    sid = L.site_id(site)
-    seq = L.next_seq()
-    bit = np.left_shift(np.uint32(1), warp.astype(np.uint32))
-    lane_bit = np.left_shift(np.uint32(1), lane.astype(np.uint32))
-    found = []  # (rank, other warps' bits, other lane or -1, other site)
-    wrote = arr.lane_write[key].astype(np.int64)
-    same_warp_wrote = np.where((wrote >= 0) & (wrote >> 5 == warp) & (wrote & 31 != lane), wrote & 31, -1)
-    if kind == "read":
-        found.append((0, arr.writers[key] & ~bit, same_warp_wrote, arr.last_write[key]))
-        _mark(arr.readers, key, bit)
-        arr.last_read[key] = sid
-        # The one warp that read each element so far, or MANY_WARPS: warps run in order, so
-        # the last assignment leaves each element's latest warp of this instruction.
-        arr._stamp[key] = warp
-        latest = arr._stamp[key]
-        before = arr.read_warp[key]
-        now = np.where((before == -1) | (before == latest), latest, MANY_WARPS)
-        now[latest != warp] = MANY_WARPS  # several warps of this very load
-        arr.read_warp[key] = now
-        arr.read_warp[key[now == MANY_WARPS]] = MANY_WARPS
-        one = arr.read_warp[key] >= 0
-        _mark(arr.read_lanes, key[one], lane_bit[one])
-    else:
-        others = np.where(arr.read_warp[key] == warp, arr.read_lanes[key] & ~lane_bit, np.uint32(0))
-        lowest = _lowest_bit(others)
-        found.append((1, arr.readers[key] & ~bit, lowest, arr.last_read[key]))
-        prior = arr.writers[key] & ~bit
-        other_site = arr.last_write[key]
-        # Warps of this same store that write an element before this warp does.
-        order = np.arange(key.size)
-        arr._stamp[key] = order
-        if (arr._stamp[key] != order).any():
-            lowest = np.full(arr.writers.size, 64, np.int64)
-            np.minimum.at(lowest, key, warp)
-            first = lowest[key]
-            earlier = first < warp
-            prior = prior | np.where(earlier, np.left_shift(np.uint32(1), first.astype(np.uint32)), np.uint32(0))
-            other_site = np.where(earlier, sid, other_site)
-        found.append((2, prior, same_warp_wrote, other_site))
-        _mark(arr.writers, key, bit)
-        arr.last_write[key] = sid
-        arr.lane_write[key] = (warp * 32 + lane).astype(np.int16)  # the later lane of the instruction stays
-    for rank, others, other_lane, other_site in found:
-        hits = np.flatnonzero((others != 0) | (other_lane >= 0))
-        if hits.size == 0:
-            continue
-        block = key[hits] // arr.size
-        _, first = np.unique(block, return_index=True)  # first lane of every block with a hit
-        for h in hits[first]:
-            o = int(others[h])
-            b, element = divmod(int(key[h]), arr.size)
-            other = L.site_list[int(other_site[h])] if other_site[h] >= 0 else None
-            w = int(warp[h])
-            if o:
-                who = dict(other_warp=(o & -o).bit_length() - 1)
-            else:
-                who = dict(other_warp=w, lane=int(lane[h]), other_lane=int(other_lane[h]))
-            for block in ([blk.first + b] if blocks is None else blk.first + blocks):
-                block = int(block)
-                L.race_log.append((block, seq, rank, Race(
-                    RACE_KINDS[rank], blk._geo.block(block), w, array=arr.name, address=element, site=site,
-                    index=index_text(element, arr.shape), other_site=other, **who)))
-
-
-def _lowest_bit(bits: np.ndarray) -> np.ndarray:
-    """The position of the lowest set bit of each uint32; -1 for 0."""
-    b = bits.astype(np.int64)
-    out = np.full(b.shape, -1, np.int64)
-    some = b != 0
-    out[some] = np.log2(b[some] & -b[some]).astype(np.int64)
-    return out
 
 
 def _uninitialized(arr: Shared, site, run, lane: int, key: int, lane_bytes: int):
