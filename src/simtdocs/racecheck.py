@@ -51,10 +51,13 @@ def owned_access(blk, arr, site, kind: str, key: np.ndarray, thread: np.ndarray)
     if slot is None:
         return False
     before = arr.owner[key]
-    mine = (before == UNTOUCHED) | ((before >= 0) & ((before >> THREAD) == thread))
-    if not mine.all():
-        return False
     flag, line_mask, shift = LINE_BITS[kind]
+    owner = before >> THREAD  # UNTOUCHED and SHARED give -1: no thread
+    logged = (before & (line_mask | flag)) == (flag | slot << shift)
+    if (logged & (owner == thread)).all():  # the threads' own elements, from this line again
+        return True
+    if not ((owner == thread) | (before == UNTOUCHED)).all():
+        return False
     new = np.where(before >= 0, before & ~line_mask, thread.astype(np.int32) << THREAD) | (flag | slot << shift)
     changed = new != before  # a thread's own element again, from the same line: nothing to log
     if changed.any():

@@ -420,17 +420,16 @@ def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, 
     bad = None if bad is None else np.broadcast_to(bad, (B, blk.nthreads))
     run = lanes if bad is None else lanes.without(bad)
     if run.all:  # every lane of every block: the lanes in serial order are a reshape
-        b, t = np.arange(B)[:, None], np.arange(blk.nthreads)[None, :]
+        b, t = np.arange(B)[:, None], np.arange(blk.nthreads, dtype=np.int32)[None, :]
         key = (b * arr.size + flat).reshape(-1)
         thread = np.broadcast_to(t, (B, blk.nthreads)).reshape(-1)
     else:
         b, t = run.threads
         key = b * arr.size + flat[b, t]
-        thread = t
-    warp = thread // 32
+        thread = t.astype(np.int32)
     if width > 1:
         key = (key[:, None] + np.arange(width)).reshape(-1)
-        warp, thread = np.repeat(warp, width), np.repeat(thread, width)
+        thread = np.repeat(thread, width)
     extra = (width,) if width > 1 else ()
     data = arr.data.reshape(-1)
     if kind == "read":
@@ -439,7 +438,7 @@ def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, 
             if unwritten.any():
                 _uninitialized(arr, site, run, int(np.argmax(unwritten)) // width, int(key[np.argmax(unwritten)]), lane_bytes)
         if "racecheck" in tools and not racecheck.owned_access(blk, arr, site, "read", key, thread):
-            racecheck.hazards(blk, arr, site, "read", key, warp, thread % 32)
+            racecheck.hazards(blk, arr, site, "read", key, thread // 32, thread % 32)
         if run.all:
             return data[key].reshape((B, blk.nthreads) + extra)
         out = np.zeros((B, blk.nthreads) + extra, arr.dtype)
@@ -448,8 +447,9 @@ def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, 
     values = per_thread(np.asarray(value, dtype=arr.dtype), B, blk.nthreads, site, "value", extra)
     if kind == "write":
         if "racecheck" in tools and not racecheck.owned_access(blk, arr, site, "write", key, thread):
-            racecheck.hazards(blk, arr, site, "write", key, warp, thread % 32)
-        data[key] = values[b, t].reshape(-1)
+            racecheck.hazards(blk, arr, site, "write", key, thread // 32, thread % 32)
+        data[key] = np.broadcast_to(values, (B, blk.nthreads) + extra).reshape(-1) if run.all \
+            else values[b, t].reshape(-1)
         if not arr.all_written():
             arr.written[key] = True
         return None
