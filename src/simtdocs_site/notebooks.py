@@ -1,8 +1,8 @@
 """Companion scripts (``snippets/<lecture>/NN_topic.py``) as notebooks, one per language.
 
 jupytext turns each script ("percent" cells ``# %%`` welcome) into an ``.ipynb`` per
-site language under ``.cache/notebooks/<lang>/``; the site hook adds them as pages that
-mkdocs-jupyter renders. Each notebook is written for its reader:
+site language under ``.cache/notebooks/<lang>/``; the MkDocs plugin adds them as pages
+(:mod:`.notebook_pages`) that mkdocs-jupyter renders. Each notebook is written for its reader:
 
 - its Markdown in the page's language: the scripts write each heading ``中文 · English``
   and each paragraph as Chinese lines followed by English lines (:func:`localize_markdown`);

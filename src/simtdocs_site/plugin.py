@@ -49,13 +49,13 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority, get_plugin_logger
 from mkdocs.structure.files import File
+from simtdocs.snippets import repo_root
 
 from . import (cache_files, comments, diagrams, highlight_cache, language_marks, notebook_pages, notebook_runner,
                notebooks, numbering, page_weight, search_languages, typography)
 from .config_values import fill_config
 from .executor import BlockError, Site
 from .search_cache import SearchCache
-from simtdocs.snippets import repo_root
 
 log = get_plugin_logger(__name__)
 
