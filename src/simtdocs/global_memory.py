@@ -104,8 +104,16 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
         if np.unique(keys).size == keys.size:  # one lane per element in each block
             out[:, t] = atomics.apply_across_blocks(mem, keys, values[:, t], op, None if cmp is None else cmp[:, t])
             return out
-    b, t = run.threads
-    out[b, t] = atomics.apply(mem, flat[b, t], values[b, t], op, None if cmp is None else cmp[b, t])
+    # The active lanes in serial order: a reshape when every lane runs, else a boolean pick
+    # (numpy moves those far faster than a pair of index arrays).
+    def pick(a):
+        a = np.broadcast_to(a, out.shape)
+        return a.reshape(-1) if run.all else a[run.mask]
+
+    old = atomics.apply(mem, pick(flat), pick(values), op, None if cmp is None else pick(cmp))
+    if run.all:
+        return old.reshape(out.shape)
+    out[run.mask] = old
     return out
 
 
