@@ -72,8 +72,11 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
         b, t = (int(x[0]) for x in np.nonzero(misaligned))
         where = f"access at byte {int(address[b, t])} of the allocation (not a multiple of {lane_bytes})"
         raise diagnostics.misaligned(lane_bytes, where, site, lanes.geo.thread(t), lanes.block_of(b))
-    count(blk, c, lanes, lane_bytes,
-           distinct_per_warp(one.geo.rows(address // SECTOR_BYTES), one.row_mask) * (blk.nblocks if same else 1))
+    # Every lane on one element (a counter, a lock): one sector and one element per warp.
+    one_element = bad is None and flat_one.size > 0 and not any(flat_one.strides)
+    copies = blk.nblocks if same else 1
+    count(blk, c, lanes, lane_bytes, one.rows * copies if one_element else
+          distinct_per_warp(one.geo.rows(address // SECTOR_BYTES), one.row_mask) * copies)
     run = lanes if bad is None else lanes.without(bad)  # memcheck off: those lanes move nothing
     mem = array.reshape(-1)
     extra = (width,) if width > 1 else ()
@@ -93,7 +96,8 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
         else:
             mem[cols[run.mask].reshape(-1)] = values[run.mask].reshape(-1)
         return None
-    atomics.count(c, lanes, distinct_per_warp(one.geo.rows(flat_one), one.row_mask) * (blk.nblocks if same else 1))
+    atomics.count(c, lanes, one.rows * copies if one_element else
+                  distinct_per_warp(one.geo.rows(flat_one), one.row_mask) * copies)
     cmp = None
     if op == "cas":
         cmp = per_thread(np.asarray(compare, dtype=mem.dtype), blk.nblocks, blk.nthreads, site, "compare")
