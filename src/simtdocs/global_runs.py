@@ -172,9 +172,8 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None
         sectors = blk.nblocks  # one lane of one warp per block, and an aligned lane is in one sector
     elif lanes.uniform and all(k[j] * itemsize % SECTOR_BYTES == 0 for j in range(3)):
         one = lanes.single()
-        first = form.at(geo.block(blk.first)) - form.const
-        rows = geo.rows((base + (thread_part + first) * itemsize) // SECTOR_BYTES)
-        sectors = distinct_per_warp(rows, one.row_mask) * blk.nblocks
+        origin = base + form.at(geo.block(blk.first)) * itemsize  # thread (0, 0, 0) of the first block
+        sectors = _block_sectors(geo, one, origin, k[3:], itemsize) * blk.nblocks
     else:
         ids = (np.arange(blk.first, blk.first + blk.nblocks, dtype=np.int64) if box is None else box[1])[:, None]  # not blk.bx
         gx, gy = geo.grid[0], geo.grid[1]
@@ -196,6 +195,24 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None
         keep = lanes.mask.reshape(view.shape[:len(view.shape) - len(shape) + 2])
         np.copyto(view, values.reshape(view.shape), where=keep[..., None] if width > 1 else keep)
     return None
+
+
+def _block_sectors(geo, one, origin: int, coefs, itemsize: int) -> int:
+    """Sectors of one block's lanes ``one`` at bytes ``origin + itemsize·(coefs · threadIdx)``.
+    Moving ``origin`` by whole sectors changes nothing, so with every lane active the count
+    is kept per geometry for each offset inside a sector (a loop's accesses ask again)."""
+    def count():
+        rows = geo.rows((origin + geo.thread_offsets(*coefs) * itemsize) // SECTOR_BYTES)
+        return distinct_per_warp(rows, one.row_mask)
+    if one.row_mask is not None:
+        return count()
+    memo = geo.__dict__.setdefault("_block_sectors", {})
+    key = (tuple(coefs), itemsize, origin % SECTOR_BYTES)
+    if key not in memo:
+        if len(memo) >= 256:
+            memo.clear()
+        memo[key] = count()
+    return memo[key]
 
 
 def _copy(target: np.ndarray, source: np.ndarray, memory: np.ndarray) -> None:
@@ -245,16 +262,18 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
     k = form.coefs
     mem = array.reshape(-1) if kind == "read" else writable(array).reshape(-1)
     if starts.size:
-        where = lanes.__dict__.get("_where")  # blockIdx of every active block
-        if where is None:
+        # The block part's extremes over the active blocks (kept with the mask, per block
+        # coefficients), and the thread part's from its coefficients: each index runs
+        # 0 .. extent - 1.
+        ends = lanes.__dict__.setdefault("_block_ends", {})
+        if k[:3] not in ends:
             ids = blk.first + np.flatnonzero(active)
             gx, gy = geo.grid[0], geo.grid[1]
-            where = lanes.__dict__["_where"] = (ids % gx, ids // gx % gy, ids // (gx * gy))
-        running = k[0] * where[0] + k[1] * where[1] + k[2] * where[2]
-        # The thread part's extremes, from its coefficients: each index runs 0 .. extent - 1.
+            running = k[0] * (ids % gx) + k[1] * (ids // gx % gy) + k[2] * (ids // (gx * gy))
+            ends[k[:3]] = (int(running.min()), int(running.max()))
         reach = [kj * (n - 1) for kj, n in zip(k[3:], (geo.bdx, geo.bdy, geo.bdz))]
-        lo = int(running.min()) + form.const + sum(min(r, 0) for r in reach)
-        hi = int(running.max()) + form.const + sum(max(r, 0) for r in reach)
+        lo = ends[k[:3]][0] + form.const + sum(min(r, 0) for r in reach)
+        hi = ends[k[:3]][1] + form.const + sum(max(r, 0) for r in reach)
         if lo < 0 or hi + width > mem.size:
             return NotImplemented
     shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())

@@ -102,6 +102,10 @@ class Shared:
         B = self.data.shape[0]
         if self.row_of is None and kind is None:
             return {1: [(0, np.arange(B))]}
+        memo = self.__dict__.get("_split")  # a loop's accesses ask again with the same kinds
+        if memo is not None and memo[0] is kind and memo[1] is self.row_of:
+            return memo[2]
+        asked = kind
         old = np.zeros(B, np.int64) if self.row_of is None else self.row_of
         kind = np.ones(B, np.int64) if kind is None else kind.astype(np.int64)
         span = int(kind.max()) + 1
@@ -116,6 +120,7 @@ class Shared:
         for r, k in enumerate(kinds % span):
             if k:
                 out.setdefault(int(k), []).append((r, np.flatnonzero(rows == r)))
+        self._split = (asked, self.row_of, out)
         return out
 
     def new_phase(self, blocks=None) -> None:
@@ -273,10 +278,12 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
     c.shared_requests += blk._issue(c, lanes)
     if patterns is not None and kind != "atomic":
         ways = None
-        if patterns[0][1] is not None:
-            ways = np.zeros(B, np.int64)
-            for k, (_, blocks, *_) in enumerate(found, start=1):
-                ways[blocks] = k
+        if patterns[0][1] is not None:  # kept with the mask, as its patterns are
+            ways = lanes.__dict__.get("_ways")
+            if ways is None:
+                ways = lanes.__dict__["_ways"] = np.zeros(B, np.int64)
+                for k, (_, blocks) in enumerate(patterns, start=1):
+                    ways[blocks] = k
         rows = arr.split(ways)
         if rows is not None:
             out = np.zeros((B, blk.nthreads) + ((width,) if width > 1 else ()), arr.dtype) if kind == "read" else None
@@ -345,7 +352,12 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
     # The blocks' rows of data move a run of consecutive blocks at a time, by slices (numpy
     # copies rows far faster than elements); blocks scattered over the pass are copied
     # out and back as whole rows.
-    spans = [(0, B)] if active is None else _spans(active)
+    if active is None:
+        spans = [(0, B)]
+    else:  # kept with the pattern's lanes, as its blocks are
+        spans = one.__dict__.get("_spans", 0)
+        if spans == 0:
+            spans = one.__dict__["_spans"] = _spans(active)
     scattered = spans is None
     if scattered:
         data, spans = arr.data[active], [(0, active.size)]
@@ -355,15 +367,16 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
         if out is None and not (active is None and run.all):
             out = np.zeros((B, T) + extra, arr.dtype)
         into = out[active] if scattered else out
+        lo, hi = spans[0][0], spans[-1][1]  # one gather from the first run to the last
+        if isinstance(cols, slice):
+            got = data[lo:hi, cols].copy()  # a slice is a view: the value must not change with memory
+        else:
+            got = np.take(data[lo:hi], cols, axis=1)
+        got = got.reshape((hi - lo, -1) + extra)
+        if into is None:
+            return got
         for a, b in spans:
-            if isinstance(cols, slice):
-                got = data[a:b, cols].copy()  # a slice is a view: the value must not change with memory
-            else:
-                got = np.take(data[a:b], cols, axis=1)
-            got = got.reshape((b - a, -1) + extra)
-            if into is None:
-                return got
-            into[a:b, lanes_at] = got
+            into[a:b, lanes_at] = got[a - lo:b - lo]
         if scattered:
             out[active] = into
         return out
