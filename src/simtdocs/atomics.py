@@ -165,6 +165,28 @@ LONG_ROW = 4096
 CAS_ROUNDS = 64
 
 
+#: Up to this many lanes on every element, an accumulation goes one place of the elements'
+#: rows at a time (a round per place) rather than through padded tables.
+SHORT_ROWS = 64
+
+
+def _accumulate_by_place(ufunc, dtype, start, v, first, lanes):
+    """:func:`_accumulate` for short rows (COO's rows, a few lanes on each element): round r
+    serves the r-th lane of every element that has one, so the rounds are the longest row,
+    and each lane is read and written once."""
+    seen = np.empty(v.size, dtype)
+    running = start.copy()
+    alive = np.arange(start.size)
+    place = 0
+    while alive.size:
+        at = first[alive] + place
+        seen[at] = running[alive]
+        running[alive] = ufunc(running[alive], v[at], dtype=dtype)
+        place += 1
+        alive = alive[lanes[alive] > place]
+    return seen, running
+
+
 def _accumulate(ufunc, dtype, start, v, first, lanes):
     """Each element's updates one after another, as ``ufunc.accumulate`` does them (so float
     sums round exactly as lane after lane would): element g's row is its value ``start[g]``
@@ -172,6 +194,8 @@ def _accumulate(ufunc, dtype, start, v, first, lanes):
     the padding never doubles the work) form one table, and the tables of every class lie
     in one buffer, so the lanes are put in place and read back with one move each.
     Returns each lane's old value and each element's last."""
+    if int(lanes.max()) <= SHORT_ROWS:
+        return _accumulate_by_place(ufunc, dtype, start, v, first, lanes)
     G = start.size
     seen = np.empty(v.size, dtype)
     final = np.empty(G, dtype)
