@@ -167,7 +167,6 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None
         if not affine.one_to_one(view):
             return NotImplemented
     k = form.coefs
-    thread_part = form.const + geo.thread_offsets(k[3], k[4], k[5])
     if lane is not None:
         sectors = blk.nblocks  # one lane of one warp per block, and an aligned lane is in one sector
     elif lanes.uniform and all(k[j] * itemsize % SECTOR_BYTES == 0 for j in range(3)):
@@ -178,6 +177,7 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None
         ids = (np.arange(blk.first, blk.first + blk.nblocks, dtype=np.int64) if box is None else box[1])[:, None]  # not blk.bx
         gx, gy = geo.grid[0], geo.grid[1]
         block_part = k[0] * (ids % gx) + k[1] * (ids // gx % gy) + k[2] * (ids // (gx * gy))
+        thread_part = form.const + geo.thread_offsets(k[3], k[4], k[5])
         rows = geo.rows((base + (block_part + thread_part) * itemsize) // SECTOR_BYTES)
         sectors = distinct_per_warp(rows, lanes.row_mask)
     count(blk, c, lanes, lane_bytes, sectors)
@@ -250,9 +250,7 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
     active = lanes.block_any
     itemsize = array.dtype.itemsize
     lane_bytes = itemsize * width
-    edges = lanes.__dict__.get("_runs")  # the same lanes usually serve many accesses
-    if edges is None:
-        edges = lanes.__dict__["_runs"] = np.flatnonzero(np.diff(np.concatenate([[0], active.astype(np.int8), [0]])))
+    edges = lanes.remember("runs", lambda: np.flatnonzero(np.diff(np.concatenate([[0], active.astype(np.int8), [0]]))))
     starts, stops = edges[::2], edges[1::2]
     if starts.size > 256:
         return NotImplemented  # scattered blocks: the general path is as good
@@ -265,15 +263,15 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
         # The block part's extremes over the active blocks (kept with the mask, per block
         # coefficients), and the thread part's from its coefficients: each index runs
         # 0 .. extent - 1.
-        ends = lanes.__dict__.setdefault("_block_ends", {})
-        if k[:3] not in ends:
+        def block_ends():
             ids = blk.first + np.flatnonzero(active)
             gx, gy = geo.grid[0], geo.grid[1]
             running = k[0] * (ids % gx) + k[1] * (ids // gx % gy) + k[2] * (ids // (gx * gy))
-            ends[k[:3]] = (int(running.min()), int(running.max()))
+            return int(running.min()), int(running.max())
+        low, high = lanes.remember(("block ends", k[:3]), block_ends)
         reach = [kj * (n - 1) for kj, n in zip(k[3:], (geo.bdx, geo.bdy, geo.bdz))]
-        lo = ends[k[:3]][0] + form.const + sum(min(r, 0) for r in reach)
-        hi = ends[k[:3]][1] + form.const + sum(max(r, 0) for r in reach)
+        lo = low + form.const + sum(min(r, 0) for r in reach)
+        hi = high + form.const + sum(max(r, 0) for r in reach)
         if lo < 0 or hi + width > mem.size:
             return NotImplemented
     shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())
@@ -290,11 +288,9 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
         if view is None or (kind == "write" and not affine.one_to_one(view)):
             return NotImplemented
         views.append(view)
-    parts = lanes.__dict__.get("_parts")  # each run's lanes, kept with the mask like its runs
-    if parts is None:
-        parts = lanes.__dict__["_parts"] = [
-            Lanes(geo, blk.first + int(a), int(b - a), None if lanes.mask[a:b].all() else lanes.mask[a:b])
-            for a, b in zip(starts, stops)]  # whole blocks: counted as one
+    parts = lanes.remember("run lanes", lambda: [  # whole blocks: counted as one
+        Lanes(geo, blk.first + int(a), int(b - a), None if lanes.mask[a:b].all() else lanes.mask[a:b])
+        for a, b in zip(starts, stops)])
     for a, b, view, part in zip(starts, stops, views, parts):
         a, b = int(a), int(b)
         got = strided(_Blocks(blk, blk.first + a, b - a), site, c, part, kind, array, form, width,
@@ -311,9 +307,7 @@ def _one_box(blk, site, c, lanes, kind, array, form, width, value, base, active,
     """``strided_by_runs`` when the pass is whole rows of a 2-D grid and its active blocks
     are one box of them (the same columns in a run of rows, as a guard on both axes leaves
     them): one view for the box instead of one per row."""
-    box = lanes.__dict__.get("_box")  # the same lanes (a branch's mask) usually serve many accesses
-    if box is None:
-        box = lanes.__dict__["_box"] = _active_box(blk, lanes, active)
+    box = lanes.remember("box", lambda: _active_box(blk, lanes, active))
     if box is False:
         return NotImplemented
     r0, r1, x0, x1, y0, ids, at, part = box

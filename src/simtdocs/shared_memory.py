@@ -58,14 +58,11 @@ class Shared:
         self.owned = False  # whether any element may be owned
         self.line_slots, self.slot_lines = {}, np.full(racecheck.SLOT + 1, -1, np.int32)  # owners' lines
         self.written = np.zeros(size, bool)  # for initcheck: ever written by the block
-        self._all_written = False
+        # Every element of every block written by the last barrier (initcheck has nothing left
+        # to find): counted at barriers, not at every access; once true it stays true.
+        self.all_written = False
+        self._split = None  # (kinds, row_of, rows) of the last split
         self._stamp = np.zeros(size, np.int64)  # scratch: finds repeated elements
-
-    def all_written(self) -> bool:
-        """Whether every element of every block was written by the last barrier (initcheck
-        has nothing left to find there). Counted at barriers, not at every access; once
-        true it stays true."""
-        return self._all_written
 
     @property
     def size(self) -> int:
@@ -102,7 +99,7 @@ class Shared:
         B = self.data.shape[0]
         if self.row_of is None and kind is None:
             return {1: [(0, np.arange(B))]}
-        memo = self.__dict__.get("_split")  # a loop's accesses ask again with the same kinds
+        memo = self._split  # a loop's accesses ask again with the same kinds
         if memo is not None and memo[0] is kind and memo[1] is self.row_of:
             return memo[2]
         asked = kind
@@ -142,8 +139,8 @@ class Shared:
                 table.reshape(-1, self.size)[rows] = empty
         if rows is None:
             self.owned = False
-        if not self._all_written:
-            self._all_written = bool(self.written.all())
+        if not self.all_written:
+            self.all_written = bool(self.written.all())
 
     def syncwarp(self, passed: np.ndarray) -> None:
         """The lanes that passed a ``__syncwarp``: ``passed`` (blocks, warps) holds a bit per
@@ -221,10 +218,7 @@ def _patterns(index, lanes):
         return None
     if lanes.uniform:
         return [(lanes.single(), None)]
-    found = lanes.__dict__.get("_patterns")  # the same lanes (a branch's mask) usually serve many accesses
-    if found is None:
-        found = lanes.__dict__["_patterns"] = _mask_patterns(lanes)
-    return found or None
+    return lanes.remember("patterns", lambda: _mask_patterns(lanes)) or None
 
 
 def _mask_patterns(lanes):
@@ -278,12 +272,8 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
     c.shared_requests += blk._issue(c, lanes)
     if patterns is not None and kind != "atomic":
         ways = None
-        if patterns[0][1] is not None:  # kept with the mask, as its patterns are
-            ways = lanes.__dict__.get("_ways")
-            if ways is None:
-                ways = lanes.__dict__["_ways"] = np.zeros(B, np.int64)
-                for k, (_, blocks) in enumerate(patterns, start=1):
-                    ways[blocks] = k
+        if patterns[0][1] is not None:
+            ways = lanes.remember("ways", lambda: _ways(patterns, B))
         rows = arr.split(ways)
         if rows is not None:
             out = np.zeros((B, blk.nthreads) + ((width,) if width > 1 else ()), arr.dtype) if kind == "read" else None
@@ -354,10 +344,8 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
     # out and back as whole rows.
     if active is None:
         spans = [(0, B)]
-    else:  # kept with the pattern's lanes, as its blocks are
-        spans = one.__dict__.get("_spans", 0)
-        if spans == 0:
-            spans = one.__dict__["_spans"] = _spans(active)
+    else:  # the pattern's lanes go with its blocks
+        spans = one.remember("spans", lambda: _spans(active))
     scattered = spans is None
     if scattered:
         data, spans = arr.data[active], [(0, active.size)]
@@ -391,6 +379,14 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
     if scattered:
         arr.data[active] = data
     return None
+
+
+def _ways(patterns, B: int) -> np.ndarray:
+    """Per block of the pass, which of the ``patterns`` runs it (1, 2, …; 0: none)."""
+    ways = np.zeros(B, np.int64)
+    for k, (_, blocks) in enumerate(patterns, start=1):
+        ways[blocks] = k
+    return ways
 
 
 #: More runs of consecutive blocks than this, and the blocks' rows are copied out and back.
@@ -446,7 +442,7 @@ def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, 
     extra = (width,) if width > 1 else ()
     data = arr.data.reshape(-1)
     if kind == "read":
-        if "initcheck" in tools and not arr.all_written():
+        if "initcheck" in tools and not arr.all_written:
             unwritten = ~arr.written[key]
             if unwritten.any():
                 _uninitialized(arr, site, run, int(np.argmax(unwritten)) // width, int(key[np.argmax(unwritten)]), lane_bytes)
@@ -463,7 +459,7 @@ def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, 
             racecheck.hazards(blk, arr, site, "write", key, thread // 32, thread % 32)
         data[key] = np.broadcast_to(values, (B, blk.nthreads) + extra).reshape(-1) if run.all \
             else values[b, t].reshape(-1)
-        if not arr.all_written():
+        if not arr.all_written:
             arr.written[key] = True
         return None
     cmp = None

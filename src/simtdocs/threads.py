@@ -152,6 +152,15 @@ class Lanes:
             return None
         return self.row_mask.any(axis=1)
 
+    def remember(self, key: str, compute):
+        """``compute()``, worked out once for these lanes: a kernel passes one mask (a
+        branch's) to many instructions, and an instruction's lanes never change, so what an
+        access derives from them alone (runs of active blocks, mask patterns) is kept here."""
+        memo = self.__dict__.setdefault("_remembered", {})
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]
+
     @functools.cached_property
     def block_any(self) -> np.ndarray:
         """(B,) bool: the blocks with an active lane."""
