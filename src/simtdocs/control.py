@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .diagnostics import divergent_barrier
-from .indexing import per_thread
+from .indexing import one_row, per_thread
 from .threads import WARP_SIZE, Lanes, branch_mask, warp_bits
 
 
@@ -21,7 +21,7 @@ def branch(blk, site, c, lanes, cond):
     counted for one block; later instructions under its mask find that out again
     (``Block._lanes``) and are counted once for all blocks too.
     """
-    cond = np.asarray(cond, dtype=bool)
+    cond = one_row(np.asarray(cond, dtype=bool))
     uniform = lanes.uniform and (cond.ndim < 2 or cond.shape[0] == 1)
     if uniform:
         one = lanes.single()

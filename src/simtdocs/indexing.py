@@ -28,6 +28,20 @@ def per_thread(values, blocks: int, threads: int, site: Site, what: str = "value
         ) from None
 
 
+def one_row(values):
+    """``values`` cut to its first row when every block's row is the same, else as it is.
+
+    ``lane = i % 32`` with ``i = blockIdx.x * blockDim.x + threadIdx.x`` has a row per block,
+    but every row alike (``blockDim.x`` is a multiple of 32). Seen as one row, a branch on it
+    or a shared access through it is counted and moved once for all blocks instead of block
+    by block; the rows are compared whole, masked-off lanes included, so nothing is assumed."""
+    if np.ndim(values) == 2 and values.shape[0] > 1:
+        rows = np.asarray(values)
+        if np.array_equal(rows[-1], rows[0]) and (rows[1:] == rows[:1]).all():
+            return rows[:1]
+    return values
+
+
 def _as_int64(i, lanes: Lanes, site: Site, what: str) -> np.ndarray:
     v = np.asarray(i)
     if v.dtype.kind not in "iu":

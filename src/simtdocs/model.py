@@ -32,6 +32,7 @@ from .configuration import _check, _dims, _explain, _Launch, _shared_limit
 from .counters import Counters, Stats
 from .devices import H100, Device
 from .diagnostics import TOOLS, LaunchError, Site
+from .indexing import one_row
 from .promotion import promoted
 from .shared_memory import Shared
 from .threads import WARP_SIZE, BranchMask, Lanes
@@ -116,7 +117,7 @@ class Block:
         kept = m0.copy()  # the kernel's array may change under the lanes and the memo
         if m0.all():
             lanes = self._all
-        elif m0.ndim == 2 and m0.shape[0] > 1 and np.array_equal(m0[1], m0[0]) and (m0[1:] == m0[:1]).all():
+        elif m0.ndim == 2 and one_row(m0).shape[0] == 1 < m0.shape[0]:
             lanes = Lanes(self._geo, self.first, self.nblocks, np.broadcast_to(kept[:1], m.shape))  # alike in every block
         else:
             lanes = Lanes(self._geo, self.first, self.nblocks, np.broadcast_to(kept, m.shape))

@@ -13,7 +13,7 @@ import numpy as np
 from . import atomics, diagnostics, racecheck
 from .diagnostics import LaunchError, index_text
 from .global_memory import LANE_BYTES
-from .indexing import flat_index, per_thread
+from .indexing import flat_index, one_row, per_thread
 from .threads import Lanes
 from .memory import distinct_per_warp, phases, wavefronts
 
@@ -247,6 +247,7 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
     B = blk.nblocks
     # An access with the same index in every block is counted for one block of each way
     # its blocks are masked, times the blocks masked that way.
+    index = tuple(map(one_row, index)) if isinstance(index, tuple) else one_row(index)
     patterns = _patterns(index, lanes)
     if patterns is None or len(patterns) == 0:
         patterns = None
@@ -482,9 +483,14 @@ def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, 
 
 
 def _run(index: np.ndarray):
-    """``index`` as a slice when it is a run of consecutive integers (cheaper to move data by)."""
-    if index.size and index[-1] - index[0] == index.size - 1 and (np.diff(index) == 1).all():
-        return slice(int(index[0]), int(index[-1]) + 1)
+    """``index`` as a slice when it is an ascending run with one step (consecutive elements, or
+    every 2nd, 4th, … as a tree reduction's active lanes): numpy moves data by slices far
+    faster than by an index array."""
+    if index.size < 2:
+        return slice(int(index[0]), int(index[0]) + 1) if index.size else index
+    step = int(index[1]) - int(index[0])
+    if step > 0 and index[-1] - index[0] == step * (index.size - 1) and (np.diff(index) == step).all():
+        return slice(int(index[0]), int(index[-1]) + 1, step)
     return index
 
 

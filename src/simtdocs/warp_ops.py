@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .diagnostics import inactive_source
-from .indexing import per_thread
+from .indexing import one_row, per_thread
 from .threads import WARP_SIZE, warp_bits
 
 
@@ -28,9 +28,9 @@ def shuffle(blk, site, c, lanes, value, source_lane, name: str):
     v = np.asarray(value)
     v = per_thread(v, blk.nblocks, blk.nthreads, site, "value", v.shape[2:] if v.ndim > 2 else ())
     T = blk.nthreads
-    src_lane = np.asarray(source_lane, dtype=np.int64)
-    one_row = src_lane.ndim < 2 or src_lane.shape[0] == 1
-    src_lane = np.broadcast_to(src_lane, (1 if one_row else blk.nblocks, T))
+    src_lane = one_row(np.asarray(source_lane, dtype=np.int64))
+    alike = src_lane.ndim < 2 or src_lane.shape[0] == 1
+    src_lane = np.broadcast_to(src_lane, (1 if alike else blk.nblocks, T))
     own = np.arange(T)
     inside = (src_lane >= 0) & (src_lane < WARP_SIZE)
     src = np.where(inside, own - own % WARP_SIZE + src_lane, own)
@@ -38,7 +38,7 @@ def shuffle(blk, site, c, lanes, value, source_lane, name: str):
     src = np.where(exists, src, own)
     if lanes.all:
         bad = ~exists & inside
-    elif one_row and lanes.uniform:  # the same lanes and sources in every block: check one
+    elif alike and lanes.uniform:  # the same lanes and sources in every block: check one
         m = lanes.mask[:1]
         bad = ~(exists & m[:, src[0]]) & inside & m
     else:
@@ -51,7 +51,7 @@ def shuffle(blk, site, c, lanes, value, source_lane, name: str):
         sources = np.where(e[threads], s[threads], threads - threads % WARP_SIZE + sl[threads])
         raise inactive_source(name, site, lanes.block_of(b), threads, sources)
     c.shuffles += blk._issue(c, lanes)
-    if one_row:
+    if alike:
         out = np.take(v, src[0], axis=1)
     else:
         idx = src.reshape(src.shape + (1,) * (v.ndim - 2))
