@@ -18,7 +18,7 @@ from . import affine, atomics
 from . import diagnostics
 from .arguments import byte_offset, writable
 from .diagnostics import name_in_kernel
-from .global_runs import contiguous, contiguous_start, count, strided, strided_by_runs
+from .global_runs import contiguous, contiguous_start, count, strided, strided_by_runs, whole_sectors_apart
 from .indexing import flat_index, per_thread
 from .memory import SECTOR_BYTES, distinct_per_warp
 
@@ -66,17 +66,27 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
     same = blk.nblocks > 1 and lanes.uniform and bad is None and _shifted_copies(flat, base, itemsize)
     once = same and flat.strides[0] == 0  # the very same elements in every block
     one, flat_one = (lanes.single(), flat[:1]) if same else (lanes, flat)
-    address = base + flat_one * itemsize
-    misaligned = one.where(address % lane_bytes != 0, False) if base % lane_bytes or width > 1 else None
-    if misaligned is not None and misaligned.any():
-        b, t = (int(x[0]) for x in np.nonzero(misaligned))
-        where = f"access at byte {int(address[b, t])} of the allocation (not a multiple of {lane_bytes})"
-        raise diagnostics.misaligned(lane_bytes, where, site, lanes.geo.thread(t), lanes.block_of(b))
+    if base % lane_bytes or width > 1:
+        address = base + flat_one * itemsize
+        misaligned = one.where(address % lane_bytes != 0, False)
+        if misaligned.any():
+            b, t = (int(x[0]) for x in np.nonzero(misaligned))
+            where = f"access at byte {int(address[b, t])} of the allocation (not a multiple of {lane_bytes})"
+            raise diagnostics.misaligned(lane_bytes, where, site, lanes.geo.thread(t), lanes.block_of(b))
     # Every lane on one element (a counter, a lock): one sector and one element per warp.
     one_element = bad is None and flat_one.size > 0 and not any(flat_one.strides)
     copies = blk.nblocks if same else 1
-    count(blk, c, lanes, lane_bytes, one.rows * copies if one_element else
-          distinct_per_warp(one.geo.rows(address // SECTOR_BYTES), one.row_mask) * copies)
+    if one_element:
+        sectors = one.rows * copies
+    elif not lanes.uniform and bad is None and form is not None and whole_sectors_apart(form, itemsize) \
+            and lanes.patterns:
+        # Blocks whole sectors apart, masked a few ways (a guard at the grid's edges that
+        # leaves some lanes outside the array): each way is counted for its first block.
+        sectors = sum(distinct_per_warp(way.geo.rows((base + flat[b[0]:b[0] + 1] * itemsize) // SECTOR_BYTES),
+                                        way.row_mask) * b.size for way, b in lanes.patterns)
+    else:
+        sectors = distinct_per_warp(one.geo.rows((base + flat_one * itemsize) // SECTOR_BYTES), one.row_mask) * copies
+    count(blk, c, lanes, lane_bytes, sectors)
     run = lanes if bad is None else lanes.without(bad)  # memcheck off: those lanes move nothing
     mem = array.reshape(-1)
     extra = (width,) if width > 1 else ()
@@ -87,7 +97,8 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
             return np.broadcast_to(got, (blk.nblocks,) + got.shape[1:]).copy()
         if run.all:
             return mem[cols]
-        return run.where(mem[run.where(cols, 0)])
+        # An inactive lane's index may be anything: clipped into the array, its value then cleared.
+        return run.cleared(np.take(mem, cols, mode="clip"))
     mem = writable(array).reshape(-1)
     values = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value", extra)
     if kind == "write":

@@ -14,6 +14,12 @@ from .memory import SECTOR_BYTES, distinct_per_warp
 from .threads import WARP_SIZE, Lanes
 
 
+def whole_sectors_apart(form, itemsize: int) -> bool:
+    """Whether an affine index moves by whole sectors from each block to the next (on every
+    axis of the grid): then every block whose lanes run alike touches as many sectors."""
+    return all(k * itemsize % SECTOR_BYTES == 0 for k in form.coefs[:3])
+
+
 def count(blk, c, lanes, lane_bytes: int, sectors: int) -> None:
     """The counters of one global load, store or atomic: its warp instructions and requests,
     the sectors it touches (worked out by the caller's path) and the bytes asked for."""
@@ -169,10 +175,16 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None
     k = form.coefs
     if lane is not None:
         sectors = blk.nblocks  # one lane of one warp per block, and an aligned lane is in one sector
-    elif lanes.uniform and all(k[j] * itemsize % SECTOR_BYTES == 0 for j in range(3)):
+    elif lanes.uniform and whole_sectors_apart(form, itemsize):
         one = lanes.single()
         origin = base + form.at(geo.block(blk.first)) * itemsize  # thread (0, 0, 0) of the first block
         sectors = _block_sectors(geo, one, origin, k[3:], itemsize) * blk.nblocks
+    elif whole_sectors_apart(form, itemsize) and lanes.patterns:
+        # Blocks whole sectors apart, masked a few ways (a guard at the grid's edges): a block's
+        # sectors depend on its lanes alone, so each way is counted for one block.
+        origin = base + form.at(geo.block(blk.first)) * itemsize
+        sectors = sum(_block_sectors(geo, one, origin, k[3:], itemsize) * blocks.size
+                      for one, blocks in lanes.patterns)
     else:
         ids = (np.arange(blk.first, blk.first + blk.nblocks, dtype=np.int64) if box is None else box[1])[:, None]  # not blk.bx
         gx, gy = geo.grid[0], geo.grid[1]
@@ -185,7 +197,7 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None
     if kind == "read":
         out = np.empty(shape, array.dtype)
         _copy(out.reshape(view.shape), view, view)
-        return out if lanes.all else lanes.where(out)
+        return lanes.cleared(out)
     values = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value", shape[2:])
     if lane is not None:
         view[...] = values[:, lane].reshape(view.shape)

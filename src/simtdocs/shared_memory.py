@@ -203,38 +203,18 @@ def allocate(blk, shape, dtype, name: str, dynamic: bool) -> Shared:
     return arr
 
 
-#: Beyond this many ways of masking one access across the blocks of a pass, go per block.
-MAX_PATTERNS = 32  # a 3-D stencil's faces, edges and corners: 27
-
-
 def _patterns(index, lanes):
     """The ways the blocks of the pass run this access, when its index is the same in every
     block: ``[(lanes of one block, its blocks), …]`` (blocks None: all of them), one entry
     per distinct mask row (blocks that run none of it are left out: a guard such as
     ``x > 0`` leaves block 0 one way and the others another). None when the index differs
-    between blocks or the masks take more than ``MAX_PATTERNS`` ways."""
+    between blocks or the masks take more than ``threads.MAX_PATTERNS`` ways."""
     parts = index if isinstance(index, tuple) else (index,)
     if not all(np.ndim(i) < 2 or np.shape(i)[0] == 1 for i in parts):
         return None
     if lanes.uniform:
         return [(lanes.single(), None)]
-    return lanes.remember("patterns", lambda: _mask_patterns(lanes)) or None
-
-
-def _mask_patterns(lanes):
-    """``_patterns`` of the mask alone; False beyond ``MAX_PATTERNS``."""
-    m = lanes.mask
-    packed = np.ascontiguousarray(np.packbits(m, axis=1))
-    rows = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
-    _, first, which = np.unique(rows, return_index=True, return_inverse=True)
-    if first.size > MAX_PATTERNS + 1:
-        return False
-    found = []
-    for k in np.argsort(first):
-        f = int(first[k])
-        if m[f].any():
-            found.append((Lanes(lanes.geo, lanes.first + f, 1, m[f:f + 1]), np.flatnonzero(which.reshape(-1) == k)))
-    return found
+    return lanes.patterns or None
 
 
 def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, value=None, op=None, compare=None):

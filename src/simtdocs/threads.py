@@ -88,6 +88,9 @@ def warp_bits(rows: np.ndarray) -> np.ndarray:
     return np.packbits(np.ascontiguousarray(rows), axis=1, bitorder="little").view("<u4")[:, 0]
 
 
+#: Beyond this many ways of masking one instruction across the blocks of a pass, go per block.
+MAX_PATTERNS = 32  # a 3-D stencil's faces, edges and corners: 27
+
 class Lanes:
     """The active threads of one instruction over a pass.
 
@@ -152,6 +155,26 @@ class Lanes:
             return None
         return self.row_mask.any(axis=1)
 
+    @functools.cached_property
+    def patterns(self) -> list | bool:
+        """The ways the blocks of the pass are masked: ``[(lanes of one block, its blocks), …]``,
+        one entry per distinct mask row with an active lane, in the order of their first block
+        (a guard such as ``x > 0`` leaves block 0 one way and the others another). Whatever
+        depends on a block's lanes alone (its wavefronts, its sectors when blocks sit whole
+        sectors apart) is then worked out once per way. False beyond ``MAX_PATTERNS`` ways."""
+        m = self.mask
+        packed = np.ascontiguousarray(np.packbits(m, axis=1))
+        rows = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
+        _, first, which = np.unique(rows, return_index=True, return_inverse=True)
+        if first.size > MAX_PATTERNS + 1:
+            return False
+        found = []
+        for k in np.argsort(first):
+            f = int(first[k])
+            if m[f].any():
+                found.append((Lanes(self.geo, self.first + f, 1, m[f:f + 1]), np.flatnonzero(which.reshape(-1) == k)))
+        return found
+
     def remember(self, key: str, compute):
         """``compute()``, worked out once for these lanes: a kernel passes one mask (a
         branch's) to many instructions, and an instruction's lanes never change, so what an
@@ -212,6 +235,18 @@ class Lanes:
             return values
         m = self.mask.reshape(self.mask.shape + (1,) * (values.ndim - 2))
         return np.where(m, values, fill)
+
+    def cleared(self, values: np.ndarray) -> np.ndarray:
+        """``where(values)`` in place, for a fresh array the caller owns (a load's result):
+        setting the few inactive lanes is far cheaper than a new array."""
+        if self.mask is not None:
+            values[self.idle] = 0
+        return values
+
+    @functools.cached_property
+    def idle(self) -> np.ndarray:
+        """(B, T) bool: the lanes that do not run."""
+        return ~self.mask
 
 
 class BranchMask(np.ndarray):
