@@ -291,9 +291,15 @@ def strided_view(mem: np.ndarray, form: Form, first: int, blocks: int, width: in
     bdx, bdy, bdz = form.extent[3:]
     cx, cy, cz = form.coefs[3:]
     axes = block_axes + [(bdz, cz), (bdy, cy), (bdx, cx)] + ([(width, 1)] if width > 1 else [])
+    return view(mem, form.at(start), axes)
+
+
+def view(mem: np.ndarray, start: int, axes) -> np.ndarray:
+    """The view of flat, contiguous ``mem`` from element ``start`` with ``axes`` = [(length,
+    step in elements), …]; read-only when ``mem`` is. numpy checks that it stays inside
+    ``mem`` (and builds it in a tenth of ``as_strided``'s time: a loop asks once a step)."""
     item = mem.itemsize
-    return np.lib.stride_tricks.as_strided(mem[form.at(start):], tuple(n for n, _ in axes),
-                                           tuple(c * item for _, c in axes), writeable=mem.flags.writeable)
+    return np.ndarray(tuple(n for n, _ in axes), mem.dtype, mem, start * item, tuple(k * item for _, k in axes))
 
 
 def one_to_one(view: np.ndarray) -> bool:

@@ -11,7 +11,7 @@ import numpy as np
 
 from .diagnostics import divergent_barrier
 from .indexing import one_row, per_thread
-from .threads import WARP_SIZE, Lanes, branch_mask, warp_bits
+from .threads import WARP_SIZE, Lanes, branch_mask, warp_any, warp_bits
 
 
 def branch(blk, site, c, lanes, cond):
@@ -33,7 +33,7 @@ def branch(blk, site, c, lanes, cond):
         taken, stays = (cond, ~cond) if lanes.all else (cond & lanes.mask, ~cond & lanes.mask)
     c.branches += blk._issue(c, lanes)
     # Divergent: some active lane goes each way.
-    divergent = lanes.geo.rows(taken, False).any(axis=1) & lanes.geo.rows(stays, False).any(axis=1)
+    divergent = warp_any(lanes.geo.rows(taken, False)) & warp_any(lanes.geo.rows(stays, False))
     c.divergent_branches += int(np.count_nonzero(divergent)) * (blk.nblocks if uniform else 1)
     # One row per block even when every block agrees: the kernel owns the mask and may narrow
     # it in place with values that differ between blocks (m &= v > 0). The instructions

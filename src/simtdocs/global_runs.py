@@ -327,9 +327,7 @@ def _one_box(blk, site, c, lanes, kind, array, form, width, value, base, active,
     cx, cy, cz = form.coefs[3:]
     axes = [(r1 - r0, form.coefs[1]), (x1 - x0, form.coefs[0]), (bdz, cz), (bdy, cy), (bdx, cx)]
     axes += [(width, 1)] if width > 1 else []
-    item = mem.itemsize
-    view = np.lib.stride_tricks.as_strided(mem[form.at((x0, y0, 0)):], tuple(n for n, _ in axes),
-                                           tuple(k * item for _, k in axes), writeable=mem.flags.writeable)
+    view = affine.view(mem, form.at((x0, y0, 0)), axes)
     if kind == "write" and not affine.one_to_one(view):
         return NotImplemented
     got = strided(_Blocks(blk, int(ids[0]), ids.size), site, c, part, kind, array, form, width,

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .threads import warp_any
+
 BANKS = 32
 #: Bytes in one global-memory sector, the unit DRAM and L2 move.
 SECTOR_BYTES = 32
@@ -56,7 +58,7 @@ def distinct_per_warp(rows: np.ndarray, active: np.ndarray | None = None) -> int
     is counted by its runs of equal values: a run counts when one of its lanes is active.
     """
     if active is not None:
-        live = active.any(axis=1)
+        live = warp_any(active)
         if not live.all():  # warps that issue nothing cost nothing: leave them out early
             rows, active = rows[live], active[live]
     if rows.size == 0:
@@ -125,7 +127,7 @@ def wavefronts(rows: np.ndarray, active: np.ndarray | None = None) -> tuple[int,
     ideally it would take ⌈distinct words / 32⌉, which is 1 since a phase asks for ≤ 32 words.
     """
     if active is not None:
-        live = active.any(axis=1)
+        live = warp_any(active)
         if not live.all():
             rows, active = rows[live], active[live]
         # An inactive slot repeats a word its phase already asks for: it adds nothing.

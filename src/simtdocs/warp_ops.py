@@ -14,7 +14,7 @@ import numpy as np
 
 from .diagnostics import inactive_source
 from .indexing import one_row, per_thread
-from .threads import WARP_SIZE, warp_bits
+from .threads import WARP_SIZE, warp_any, warp_bits
 
 
 def shuffle(blk, site, c, lanes, value, source_lane, name: str):
@@ -78,7 +78,7 @@ def vote(blk, site, c, lanes, pred, how: str):
         bits = warp_bits(yes)
         out = np.repeat(bits.reshape(blk.nblocks, geo.warps), WARP_SIZE, axis=1)[:, :blk.nthreads]
         return out if active is None else np.where(active, out, np.uint32(0))
-    some = np.ascontiguousarray(yes).view(np.uint64).any(axis=1)
+    some = warp_any(yes)
     per_warp = some if how == "any" else ~some
     out = np.repeat(per_warp.reshape(blk.nblocks, geo.warps), WARP_SIZE, axis=1)[:, :blk.nthreads]
     return out if active is None else out & active
