@@ -57,7 +57,10 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
         done = contiguous(blk, site, c, lanes, kind, array, *run, width, value, base)
         if done is not NotImplemented:
             return done
-    flat, bad, report = flat_index(name_in_kernel(array, site), array.shape, index, lanes, width, site)
+    if inside and not any(form.coefs):  # one element for every thread (a counter, a lock), inside
+        flat, bad = np.broadcast_to(np.int64(form.const), (blk.nblocks, blk.nthreads)), None
+    else:
+        flat, bad, report = flat_index(name_in_kernel(array, site), array.shape, index, lanes, width, site)
     if bad is not None and memcheck:
         report("__global__", kind, itemsize)
     # The same lanes in every block of the pass, and the same index pattern shifted by whole
