@@ -52,10 +52,11 @@ def owned_access(blk, arr, site, kind: str, key: np.ndarray, thread: np.ndarray)
         return False
     before = arr.owner[key]
     flag, line_mask, shift = LINE_BITS[kind]
-    owner = before >> THREAD  # UNTOUCHED and SHARED give -1: no thread
-    logged = (before & (line_mask | flag)) == (flag | slot << shift)
-    if (logged & (owner == thread)).all():  # the threads' own elements, from this line again
+    mine = (thread.astype(np.int32) << THREAD) | (flag | slot << shift)
+    # The threads' own elements, from this line again (UNTOUCHED and SHARED are negative).
+    if ((before & np.int32((-1 << THREAD) | line_mask | flag)) == mine).all():
         return True
+    owner = before >> THREAD  # UNTOUCHED and SHARED give -1: no thread
     if not ((owner == thread) | (before == UNTOUCHED)).all():
         return False
     new = np.where(before >= 0, before & ~line_mask, thread.astype(np.int32) << THREAD) | (flag | slot << shift)
