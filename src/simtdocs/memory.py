@@ -12,9 +12,9 @@ The input is one row of 32 lanes per warp (see ``simtdocs.threads``), plus which
   is a broadcast and costs nothing extra (``wavefronts``).
 
 Each function is one numpy pass over all warps at once: each row is sorted, 32 values at a
-time (as 16-bit keys when the values fit, which shared-memory words always do), or, for
-sector numbers too far apart for that, a row walking memory forwards or backwards is
-counted from the changes along it. No global sort and no Python loop per warp.
+time (as 32-bit keys when the values fit, which they do unless an access spans over 128 GB),
+or, for sector numbers too far apart for that, a row walking memory forwards or backwards
+is counted from the changes along it. No global sort and no Python loop per warp.
 """
 
 from __future__ import annotations
@@ -29,12 +29,17 @@ SECTOR_BYTES = 32
 _NONE = np.iinfo(np.int64).max  # sorts after every real value: marks a lane that does not run
 
 
-def _as_16_bit(rows: np.ndarray, multiple: int = 1) -> np.ndarray | None:
-    """``rows`` moved down by a multiple of ``multiple`` into uint16, when their spread
-    allows (a much faster row sort; shared-memory words always fit); None when it does not.
-    Moving by a multiple of 32 keeps every word in its bank."""
+#: Marks a lane that does not run among values narrowed by ``_narrow``.
+_NARROW_NONE = 0xFFFFFFFF
+
+
+def _narrow(rows: np.ndarray, multiple: int = 1) -> np.ndarray | None:
+    """``rows`` moved down by a multiple of ``multiple`` into uint32, when their spread allows
+    (nearly always: 4 G sectors is 128 GB); None when it does not. numpy sorts short rows of
+    32-bit values six times faster than of 64-bit ones. Moving by a multiple of 32 keeps
+    every word in its bank."""
     low = int(rows.min()) // multiple * multiple
-    return (rows - low).astype(np.uint16) if int(rows.max()) - low < 0xFFFF else None
+    return (rows - low).astype(np.uint32) if int(rows.max()) - low < _NARROW_NONE else None
 
 
 def _distinct_sorted(rows: np.ndarray, active: np.ndarray | None, none=_NONE) -> int:
@@ -63,9 +68,9 @@ def distinct_per_warp(rows: np.ndarray, active: np.ndarray | None = None) -> int
             rows, active = rows[live], active[live]
     if rows.size == 0:
         return 0
-    narrow = _as_16_bit(rows)
-    if narrow is not None:  # 16-bit values: sorting them is cheaper than the test below
-        return _distinct_sorted(narrow, active, 0xFFFF)
+    narrow = _narrow(rows)
+    if narrow is not None:  # 32-bit values: sorting them is cheaper than the test below
+        return _distinct_sorted(narrow, active, _NARROW_NONE)
     step = np.diff(rows, axis=1)
     if (step >= 0).all() or (step <= 0).all():  # every row walks one way (one pass each, no short-axis work)
         monotone = np.ones(rows.shape[0], bool)
@@ -135,7 +140,7 @@ def wavefronts(rows: np.ndarray, active: np.ndarray | None = None) -> tuple[int,
     n = rows.shape[0]
     if n == 0:
         return 0, 0
-    narrow = _as_16_bit(rows, BANKS)
+    narrow = _narrow(rows, BANKS)
     ordered = np.sort(rows if narrow is None else narrow, axis=1)
     # Distinct words less than 32 apart are in 32 different banks: one wavefront.
     spread = ordered[:, -1].astype(np.int64) - ordered[:, 0] >= BANKS
