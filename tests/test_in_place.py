@@ -161,3 +161,25 @@ def test_a_branch_mask_written_in_place_is_read_afresh_by_the_instruction_after(
         np.testing.assert_array_equal(out, row * 3)
         lanes = sorted(c.active_lanes for s, c in stats.by_site.items() if "blk.store" in s.source)
         assert lanes == [3 * 4, 3 * 8, 3 * 24]
+
+
+
+@pytest.mark.parametrize("run", ENGINES)
+def test_a_shared_index_halved_in_place_between_two_stores_is_counted_afresh(run):
+    def kernel(blk, out):
+        s = blk.shared(64, np.float32, name="s")
+        i = blk.tx.astype(np.int64) * 2
+        blk.store(s, i, np.float32(1))  # words 0, 2, …, 62: lanes t and t + 16 share a bank
+        blk.sync()
+        i //= 2
+        blk.store(s, i, np.float32(3))  # words 0…31: a bank each
+        blk.sync()
+        blk.store(out, blk.tx, blk.load(s, blk.tx))
+
+    out = np.zeros(32, np.float32)
+    stats = run(kernel, grid=1, block=32, args=(out,))
+    np.testing.assert_array_equal(out, np.full(32, 3, np.float32))
+    assert stats.races == []
+    stores = [c.shared_wavefronts for s, c in sorted(stats.by_site.items(), key=lambda sc: sc[0].lineno)
+              if "blk.store(s," in s.source]
+    assert stores == [2, 1]

@@ -74,6 +74,7 @@ class Block:
         self._dynamic_bytes = 0
         self._contiguous_memo = None
         self._lanes_memo = None
+        self._wavefronts_memo = None
         self._all = Lanes(geo, first, count, None)
 
     # -- bookkeeping -----------------------------------------------------------------------

@@ -236,7 +236,7 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
         if bad is not None and "memcheck" in tools:
             report("__shared__", kind, itemsize)
         _check_alignment(arr, site, one, flat, width, lane_bytes)
-        _count_wavefronts(c, one, flat, itemsize, lane_bytes, 1)
+        _count_wavefronts(blk, c, one, flat, itemsize, lane_bytes, 1)
     else:
         found = []
         for one, blocks in patterns:
@@ -249,7 +249,7 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
         for one, blocks, flat, bad, report in sorted(found, key=lambda f: f[0].first):
             _check_alignment(arr, site, one, flat, width, lane_bytes)
         for one, blocks, flat, bad, report in found:
-            _count_wavefronts(c, one, flat, itemsize, lane_bytes, B if blocks is None else blocks.size)
+            _count_wavefronts(blk, c, one, flat, itemsize, lane_bytes, B if blocks is None else blocks.size)
     c.shared_requests += blk._issue(c, lanes)
     if patterns is not None and kind != "atomic":
         ways = None
@@ -281,12 +281,20 @@ def _check_alignment(arr, site, one, flat, width, lane_bytes):
         raise diagnostics.misaligned(lane_bytes, where, site, one.geo.thread(t), one.block_of(b))
 
 
-def _count_wavefronts(c, one, flat, itemsize, lane_bytes, times):
-    """Wavefronts of the lanes ``one`` (a block, or the pass), ``times`` blocks alike."""
-    k = max(1, lane_bytes // 4)  # 4-byte words per lane
-    word = flat * itemsize // 4
-    words = word[..., None] + np.arange(k) if k > 1 else word[..., None]
-    done, ideal = wavefronts(*phases(one.geo.rows(words), one.row_mask))
+def _count_wavefronts(blk, c, one, flat, itemsize, lane_bytes, times):
+    """Wavefronts of the lanes ``one`` (a block, or the pass), ``times`` blocks alike. A
+    read-modify-write (``s[i] = s[i] + 1``) asks twice for the same words under the same
+    lanes: the second time takes the count of the first (kept with a copy of the index,
+    which the kernel may change in place in between)."""
+    memo = blk._wavefronts_memo
+    if memo is not None and memo[0] is one and memo[1] == (itemsize, lane_bytes) and np.array_equal(memo[2], flat):
+        done, ideal = memo[3]
+    else:
+        k = max(1, lane_bytes // 4)  # 4-byte words per lane
+        word = flat * itemsize // 4
+        words = word[..., None] + np.arange(k) if k > 1 else word[..., None]
+        done, ideal = wavefronts(*phases(one.geo.rows(words), one.row_mask))
+        blk._wavefronts_memo = (one, (itemsize, lane_bytes), np.array(flat), (done, ideal))
     c.shared_wavefronts += done * times
     c.shared_ideal_wavefronts += ideal * times
 
