@@ -284,14 +284,21 @@ def pass_axes(form: Form, first: int, blocks: int):
 def strided_view(mem: np.ndarray, form: Form, first: int, blocks: int, width: int = 1):
     """Every thread's element(s) of flat ``mem`` over a pass, as a view shaped
     (block axes…, bdz, bdy, bdx[, width]); None when the pass is not a box of blocks."""
-    axes = pass_axes(form, first, blocks)
+    axes = _view_axes(form.coefs, form.extent, first, blocks, width)
+    return None if axes is None else view(mem, form.at(axes[0]), axes[1])
+
+
+@functools.lru_cache(maxsize=1024)
+def _view_axes(coefs, extent, first: int, blocks: int, width: int):
+    """``strided_view``'s first block and axes, which do not depend on the form's constant:
+    a loop asks for them again at every step."""
+    axes = pass_axes(Form(0, coefs, extent), first, blocks)
     if axes is None:
         return None
     start, block_axes = axes
-    bdx, bdy, bdz = form.extent[3:]
-    cx, cy, cz = form.coefs[3:]
-    axes = block_axes + [(bdz, cz), (bdy, cy), (bdx, cx)] + ([(width, 1)] if width > 1 else [])
-    return view(mem, form.at(start), axes)
+    bdx, bdy, bdz = extent[3:]
+    cx, cy, cz = coefs[3:]
+    return start, block_axes + [(bdz, cz), (bdy, cy), (bdx, cx)] + ([(width, 1)] if width > 1 else [])
 
 
 def view(mem: np.ndarray, start: int, axes) -> np.ndarray:

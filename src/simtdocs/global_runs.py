@@ -149,7 +149,7 @@ def contiguous(blk, site, c, lanes, kind, array, start, step, width, value, base
     return None
 
 
-def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None):
+def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None, into=None):
     """Load or store for an index with an affine form that is not one run: every thread is
     inside the array (the form says so), the data moves through a strided view, and blocks
     whole sectors apart are counted as one. ``box`` = (view, linear block ids): a box of
@@ -195,6 +195,9 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None
     count(blk, c, lanes, lane_bytes, sectors)
     shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())
     if kind == "read":
+        if into is not None and lanes.all:  # straight into the caller's array (a box of its blocks)
+            _copy(into, view, view)
+            return into
         out = np.empty(shape, array.dtype)
         _copy(out.reshape(view.shape), view, view)
         return lanes.cleared(out)
@@ -280,11 +283,12 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
             gx, gy = geo.grid[0], geo.grid[1]
             running = k[0] * (ids % gx) + k[1] * (ids // gx % gy) + k[2] * (ids // (gx * gy))
             return int(running.min()), int(running.max())
-        low, high = lanes.remember(("block ends", k[:3]), block_ends)
-        reach = [kj * (n - 1) for kj, n in zip(k[3:], (geo.bdx, geo.bdy, geo.bdz))]
-        lo = low + form.const + sum(min(r, 0) for r in reach)
-        hi = high + form.const + sum(max(r, 0) for r in reach)
-        if lo < 0 or hi + width > mem.size:
+        def ends():
+            low, high = block_ends()
+            reach = [kj * (n - 1) for kj, n in zip(k[3:], (geo.bdx, geo.bdy, geo.bdz))]
+            return low + sum(min(r, 0) for r in reach), high + sum(max(r, 0) for r in reach)
+        lo, hi = lanes.remember(("ends", k), ends)
+        if lo + form.const < 0 or hi + form.const + width > mem.size:
             return NotImplemented
     shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())
     out = np.zeros(shape, array.dtype) if kind == "read" else None
@@ -301,14 +305,14 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
             return NotImplemented
         views.append(view)
     parts = lanes.remember("run lanes", lambda: [  # whole blocks: counted as one
-        Lanes(geo, blk.first + int(a), int(b - a), None if lanes.mask[a:b].all() else lanes.mask[a:b])
+        (int(a), int(b), Lanes(geo, blk.first + int(a), int(b - a), None if lanes.mask[a:b].all() else lanes.mask[a:b]),
+         np.arange(blk.first + a, blk.first + b, dtype=np.int64))
         for a, b in zip(starts, stops)])
-    for a, b, view, part in zip(starts, stops, views, parts):
-        a, b = int(a), int(b)
+    for (a, b, part, ids), view in zip(parts, views):
+        into = None if kind != "read" else out[a:b].reshape(view.shape)
         got = strided(_Blocks(blk, blk.first + a, b - a), site, c, part, kind, array, form, width,
-                      None if value is None else value[a:b], base,
-                      box=(view, np.arange(blk.first + a, blk.first + b, dtype=np.int64)))
-        if kind == "read":
+                      None if value is None else value[a:b], base, box=(view, ids), into=into)
+        if kind == "read" and got is not into:
             out[a:b] = got
     if starts.size == 0:
         count(blk, c, lanes, lane_bytes, 0)
@@ -330,11 +334,15 @@ def _one_box(blk, site, c, lanes, kind, array, form, width, value, base, active,
     view = affine.view(mem, form.at((x0, y0, 0)), axes)
     if kind == "write" and not affine.one_to_one(view):
         return NotImplemented
+    into = None
+    if kind == "read":  # the box's part of ``out``, shaped as the view
+        gdx = lanes.geo.grid[0]
+        into = out.reshape((blk.nblocks // gdx, gdx) + view.shape[2:])[r0:r1, x0:x1]
     got = strided(_Blocks(blk, int(ids[0]), ids.size), site, c, part, kind, array, form, width,
-                  None if value is None else value[at], base, box=(view, ids))
+                  None if value is None else value[at], base, box=(view, ids), into=into)
     if got is NotImplemented:
         return NotImplemented
-    if kind == "read":
+    if kind == "read" and got is not into:
         out[at] = got
     return out
 

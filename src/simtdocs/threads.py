@@ -125,7 +125,7 @@ class Lanes:
         """These lanes in the pass's first block alone (for a uniform instruction)."""
         if self.blocks == 1:
             return self
-        return Lanes(self.geo, self.first, 1, self.one)
+        return self.remember("single", lambda: Lanes(self.geo, self.first, 1, self.one))
 
     def without(self, bad: np.ndarray) -> "Lanes":
         """These lanes minus ``bad`` (a (B, T) mask of the same blocks)."""
