@@ -111,9 +111,10 @@ def by_element_per_block(elements: np.ndarray, size: int) -> tuple[np.ndarray, n
     in serial order, and the key (block·size + element) of each. One short sort per block,
     which is far faster than one sort of all B·T lanes."""
     B, T = elements.shape
-    wide = np.int64 if (int(elements.max(initial=0)) + 1) * T >= 1 << 31 else np.int32
-    ordered = np.sort(elements.astype(wide) * T + np.arange(T, dtype=wide), axis=1)  # element, then lane
-    element, lane = np.divmod(ordered, T)
+    bits = max(1, (T - 1).bit_length())  # the lane in the low bits: shifts, not a division
+    wide = np.int64 if (int(elements.max(initial=0)) + 1) << bits >= 1 << 31 else np.int32
+    ordered = np.sort((elements.astype(wide) << bits) | np.arange(T, dtype=wide), axis=1)  # element, then lane
+    element, lane = ordered >> bits, ordered & ((1 << bits) - 1)
     order = (lane + (np.arange(B) * T)[:, None]).reshape(-1)
     return order, (element + (np.arange(B) * size)[:, None]).reshape(-1)
 
@@ -138,8 +139,10 @@ def _sorted(mem, keys, values, op, cmp, grouped=None):
     if op == "add" and mem.dtype.kind in "iu":  # integers add exactly in any grouping
         run = np.cumsum(v, dtype=mem.dtype)
         before = run[first] - v[first]  # the running sum before each element's first lane
-        seen = np.repeat(mem[k[first]] - before, lanes) + (run - v)
-        mem[k[first]] += run[last] - before
+        at = k[first]
+        start = mem[at]
+        seen = np.repeat(start - before, lanes) + (run - v)
+        mem[at] = start + (run[last] - before)
     elif op == "exch":  # each lane gets the value of the lane before it on its element
         seen = np.roll(v, 1)
         seen[first] = mem[k[first]]
