@@ -20,7 +20,7 @@ from .arguments import byte_offset, writable
 from .diagnostics import name_in_kernel
 from .global_runs import contiguous, contiguous_start, count, strided, strided_by_runs, whole_sectors_apart
 from .indexing import flat_index, per_thread
-from .memory import SECTOR_BYTES, distinct_per_warp
+from .memory import SECTOR_BYTES, distinct_per_warp, sector_of
 
 LANE_BYTES = (1, 2, 4, 8, 16)
 
@@ -85,10 +85,10 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
             and lanes.patterns:
         # Blocks whole sectors apart, masked a few ways (a guard at the grid's edges that
         # leaves some lanes outside the array): each way is counted for its first block.
-        sectors = sum(distinct_per_warp(way.geo.rows((base + flat[b[0]:b[0] + 1] * itemsize) // SECTOR_BYTES),
+        sectors = sum(distinct_per_warp(way.geo.rows(sector_of(flat[b[0]:b[0] + 1], base, itemsize)),
                                         way.row_mask) * b.size for way, b in lanes.patterns)
     else:
-        sectors = distinct_per_warp(one.geo.rows((base + flat_one * itemsize) // SECTOR_BYTES), one.row_mask) * copies
+        sectors = distinct_per_warp(one.geo.rows(sector_of(flat_one, base, itemsize)), one.row_mask) * copies
     count(blk, c, lanes, lane_bytes, sectors)
     run = lanes if bad is None else lanes.without(bad)  # memcheck off: those lanes move nothing
     mem = array.reshape(-1)

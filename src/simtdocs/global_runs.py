@@ -10,7 +10,7 @@ import numpy as np
 from . import affine
 from .arguments import writable
 from .indexing import per_thread
-from .memory import SECTOR_BYTES, distinct_per_warp
+from .memory import SECTOR_BYTES, distinct_per_warp, sector_of
 from .threads import WARP_SIZE, Lanes
 
 
@@ -190,7 +190,7 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None
         gx, gy = geo.grid[0], geo.grid[1]
         block_part = k[0] * (ids % gx) + k[1] * (ids // gx % gy) + k[2] * (ids // (gx * gy))
         thread_part = form.const + geo.thread_offsets(k[3], k[4], k[5])
-        rows = geo.rows((base + (block_part + thread_part) * itemsize) // SECTOR_BYTES)
+        rows = geo.rows(sector_of(block_part + thread_part, base, itemsize))
         sectors = distinct_per_warp(rows, lanes.row_mask)
     count(blk, c, lanes, lane_bytes, sectors)
     shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())
