@@ -85,6 +85,12 @@ def _contiguous_sectors(blk, lanes, origin: int, stride: int, lane_bytes: int) -
         # Every warp starts on a sector, so each run of 32 / lane_bytes lanes fills one
         # sector: a warp's sectors are its runs with an active lane, whatever the mask.
         return _runs_with_an_active_lane(lanes.row_mask, SECTOR_BYTES // lane_bytes)
+    if lanes.uniform and blk.nblocks > 1 and (stride * blk.nthreads) % SECTOR_BYTES == 0:
+        # The same lanes in every block, and blocks whole sectors apart (a halo of the first
+        # few threads of each block): every block touches as many sectors as the first.
+        one = lanes.single()
+        addr = origin + stride * np.arange(blk.nthreads)[None, :]
+        return distinct_per_warp(geo.rows(addr >> (SECTOR_BYTES.bit_length() - 1)), one.row_mask) * blk.nblocks
     # Every full warp from its first and last lane; the others lane by lane.
     first = (np.arange(blk.nblocks)[:, None] * blk.nthreads + WARP_SIZE * np.arange(geo.warps)).reshape(-1)
     last = np.minimum(first + WARP_SIZE, (first // blk.nthreads + 1) * blk.nthreads) - 1
