@@ -257,8 +257,14 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
             ways = lanes.remember("ways", lambda: _ways(patterns, B))
         rows = arr.split(ways)
         if rows is not None:
-            out = np.zeros((B, blk.nthreads) + ((width,) if width > 1 else ()), arr.dtype) if kind == "read" else None
             everyone = ways is None
+            if kind == "read" and not everyone and width == 1 and len(found) > 2 and all(f[3] is None for f in found):
+                # One index masked many ways (a 3-D stencil's faces, edges and corners): the
+                # checks way by way, then one gather for every block, the idle lanes cleared.
+                for k, (one, blocks, flat, bad, _) in enumerate(found, start=1):
+                    _by_rows(blk, site, kind, arr, rows[k], one, flat, bad, width, value, lane_bytes, blocks, move=False)
+                return lanes.cleared(np.take(arr.data, found[0][2][0], axis=1, mode="clip"))
+            out = np.zeros((B, blk.nthreads) + ((width,) if width > 1 else ()), arr.dtype) if kind == "read" else None
             for k, (one, blocks, flat, bad, _) in enumerate(found, start=1):
                 got = _by_rows(blk, site, kind, arr, rows[k], one, flat, bad, width, value, lane_bytes,
                                None if everyone else blocks, out)
@@ -299,11 +305,13 @@ def _count_wavefronts(blk, c, one, flat, itemsize, lane_bytes, times):
     c.shared_ideal_wavefronts += ideal * times
 
 
-def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, lane_bytes, active=None, out=None):
+def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, lane_bytes, active=None, out=None,
+             move=True):
     """The access for blocks that share rows of tables (``rows``: ``[(row, blocks), …]``),
     all with the same lanes ``one`` and the same ``flat`` index (of one block): the checks
-    once per row, then the data of every block that runs it in one move. ``active``: the
-    blocks of the pass these are (None: all); a load fills their part of ``out``."""
+    once per row, then the data of every block that runs it in one move (none when not
+    ``move``). ``active``: the blocks of the pass these are (None: all); a load fills their
+    part of ``out``."""
     tools = blk._L.tools
     B, T = blk.nblocks, blk.nthreads
     run = one if bad is None else one.without(bad)
@@ -327,6 +335,8 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
             racecheck.hazards(blk, arr, site, kind, key, warp, lane, blocks)
         if kind == "write":
             arr.written[key] = True
+    if not move:
+        return None
     cols, lanes_at = _run(elements), _run(t)
     # The blocks' rows of data move a run of consecutive blocks at a time, by slices (numpy
     # copies rows far faster than elements); blocks scattered over the pass are copied
