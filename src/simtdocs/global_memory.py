@@ -18,7 +18,7 @@ from . import affine, atomics
 from . import diagnostics
 from .arguments import byte_offset, writable
 from .diagnostics import name_in_kernel
-from .global_runs import contiguous, contiguous_start, count, strided, strided_by_runs, whole_sectors_apart
+from .global_runs import contiguous, contiguous_start, count, sectors_by_class, strided, strided_by_runs
 from .indexing import flat_index, per_thread
 from .memory import SECTOR_BYTES, distinct_per_warp, sector_of
 
@@ -79,15 +79,12 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
     # Every lane on one element (a counter, a lock): one sector and one element per warp.
     one_element = bad is None and flat_one.size > 0 and not any(flat_one.strides)
     copies = blk.nblocks if same else 1
+    sectors = None
     if one_element:
         sectors = one.rows * copies
-    elif not lanes.uniform and bad is None and form is not None and whole_sectors_apart(form, itemsize) \
-            and lanes.patterns:
-        # Blocks whole sectors apart, masked a few ways (a guard at the grid's edges that
-        # leaves some lanes outside the array): each way is counted for its first block.
-        sectors = sum(distinct_per_warp(way.geo.rows(sector_of(flat[b[0]:b[0] + 1], base, itemsize)),
-                                        way.row_mask) * b.size for way, b in lanes.patterns)
-    else:
+    elif bad is None and form is not None and not same:  # blocks that touch alike counted once
+        sectors = sectors_by_class(lanes, form, base, itemsize, np.arange(blk.first, blk.first + blk.nblocks))
+    if sectors is None:
         sectors = distinct_per_warp(one.geo.rows(sector_of(flat_one, base, itemsize)), one.row_mask) * copies
     count(blk, c, lanes, lane_bytes, sectors)
     run = lanes if bad is None else lanes.without(bad)  # memcheck off: those lanes move nothing

@@ -185,19 +185,16 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None
         one = lanes.single()
         origin = base + form.at(geo.block(blk.first)) * itemsize  # thread (0, 0, 0) of the first block
         sectors = _block_sectors(geo, one, origin, k[3:], itemsize) * blk.nblocks
-    elif whole_sectors_apart(form, itemsize) and lanes.patterns:
-        # Blocks whole sectors apart, masked a few ways (a guard at the grid's edges): a block's
-        # sectors depend on its lanes alone, so each way is counted for one block.
-        origin = base + form.at(geo.block(blk.first)) * itemsize
-        sectors = sum(_block_sectors(geo, one, origin, k[3:], itemsize) * blocks.size
-                      for one, blocks in lanes.patterns)
     else:
-        ids = (np.arange(blk.first, blk.first + blk.nblocks, dtype=np.int64) if box is None else box[1])[:, None]  # not blk.bx
-        gx, gy = geo.grid[0], geo.grid[1]
-        block_part = k[0] * (ids % gx) + k[1] * (ids // gx % gy) + k[2] * (ids // (gx * gy))
-        thread_part = form.const + geo.thread_offsets(k[3], k[4], k[5])
-        rows = geo.rows(sector_of(block_part + thread_part, base, itemsize))
-        sectors = distinct_per_warp(rows, lanes.row_mask)
+        ids = np.arange(blk.first, blk.first + blk.nblocks, dtype=np.int64) if box is None else box[1]  # not blk.bx
+        sectors = sectors_by_class(lanes, form, base, itemsize, ids)
+        if sectors is None:
+            gx, gy = geo.grid[0], geo.grid[1]
+            ids = ids[:, None]
+            block_part = k[0] * (ids % gx) + k[1] * (ids // gx % gy) + k[2] * (ids // (gx * gy))
+            thread_part = form.const + geo.thread_offsets(k[3], k[4], k[5])
+            rows = geo.rows(sector_of(block_part + thread_part, base, itemsize))
+            sectors = distinct_per_warp(rows, lanes.row_mask)
     count(blk, c, lanes, lane_bytes, sectors)
     shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())
     if kind == "read":
@@ -216,6 +213,32 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None
         keep = lanes.mask.reshape(view.shape[:len(view.shape) - len(shape) + 2])
         np.copyto(view, values.reshape(view.shape), where=keep[..., None] if width > 1 else keep)
     return None
+
+
+#: Beyond this many classes of blocks, an affine access's sectors are counted lane by lane.
+MAX_CLASSES = 64
+
+
+def sectors_by_class(lanes, form, base: int, itemsize: int, ids: np.ndarray) -> int | None:
+    """Sectors of an affine access by the blocks ``ids``, counted once per class of blocks
+    that touch alike: the same lanes (one way of the mask, ``Lanes.patterns``) and the same
+    byte offset of their first thread's element inside its sector (a block 6 floats on from
+    the last, as a tile with a halo steps, cycles through 4 such offsets). None when there
+    are more than ``MAX_CLASSES`` classes."""
+    ways = [(lanes.single(), None)] if lanes.uniform else lanes.patterns
+    if not ways:
+        return None
+    geo, k = lanes.geo, form.coefs
+    gx, gy = geo.grid[0], geo.grid[1]
+    origin = base + (form.const + k[0] * (ids % gx) + k[1] * (ids // gx % gy) + k[2] * (ids // (gx * gy))) * itemsize
+    classes = []
+    for one, blocks in ways:
+        offset = origin % SECTOR_BYTES if blocks is None else origin[blocks] % SECTOR_BYTES
+        found, first, count = np.unique(offset, return_index=True, return_counts=True)
+        classes += [(one, int(origin[f if blocks is None else blocks[f]]), int(n)) for f, n in zip(first, count)]
+        if len(classes) > MAX_CLASSES:
+            return None
+    return sum(_block_sectors(geo, one, at, k[3:], itemsize) * n for one, at, n in classes)
 
 
 def _block_sectors(geo, one, origin: int, coefs, itemsize: int) -> int:
