@@ -229,6 +229,10 @@ def sectors_by_class(lanes, form, base: int, itemsize: int, ids: np.ndarray) -> 
     if not ways:
         return None
     geo, k = lanes.geo, form.coefs
+    if whole_sectors_apart(form, itemsize):  # one offset for every block: a class per way
+        origin = base + form.at(geo.block(int(ids[0]))) * itemsize
+        return sum(_block_sectors(geo, one, origin, k[3:], itemsize) * (ids.size if blocks is None else blocks.size)
+                   for one, blocks in ways)
     gx, gy = geo.grid[0], geo.grid[1]
     origin = base + (form.const + k[0] * (ids % gx) + k[1] * (ids // gx % gy) + k[2] * (ids // (gx * gy))) * itemsize
     classes = []
