@@ -60,16 +60,15 @@ def owned_access(blk, arr, site, kind: str, key: np.ndarray, thread: np.ndarray)
     if not ((owner == thread) | (before == UNTOUCHED)).all():
         return False
     new = np.where(before >= 0, before & ~line_mask, thread.astype(np.int32) << THREAD) | (flag | slot << shift)
-    changed = new != before  # a thread's own element again, from the same line: nothing to log
-    if changed.any():
-        at, now = key[changed], new[changed]
-        arr.owner[at] = now
-        # Two threads of this access on one element nobody had: one of them lost, full check.
-        # (An element a thread already owned cannot be another thread's: it failed ``mine``.)
-        if not np.array_equal(arr.owner[at], now):
-            arr.owner[at] = before[changed]
-            return False
-        arr.owned = True
+    # Every lane's code written back (the unchanged ones too: picking out the changed lanes
+    # costs more than writing them). Two threads of this access on one element nobody had:
+    # one of them lost, so everything goes back and the full check runs. (An element a
+    # thread already owned cannot be another thread's: it failed the test above.)
+    arr.owner[key] = new
+    if not np.array_equal(arr.owner[key], new):
+        arr.owner[key] = before
+        return False
+    arr.owned = True
     return True
 
 
