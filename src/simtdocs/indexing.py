@@ -35,10 +35,9 @@ def one_row(values):
     but every row alike (``blockDim.x`` is a multiple of 32). Seen as one row, a branch on it
     or a shared access through it is counted and moved once for all blocks instead of block
     by block; the rows are compared whole, masked-off lanes included, so nothing is assumed."""
-    if np.ndim(values) == 2 and values.shape[0] > 1:
-        rows = np.asarray(values)
-        if np.array_equal(rows[-1], rows[0]) and (rows[1:] == rows[:1]).all():
-            return rows[:1]
+    if isinstance(values, np.ndarray) and values.ndim == 2 and values.shape[0] > 1:
+        if not (values[-1] != values[0]).any() and (values[1:] == values[:1]).all():  # the last row first: cheap
+            return np.asarray(values)[:1]
     return values
 
 
