@@ -51,6 +51,10 @@ from typing import Callable
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests" / "zoo"))
+# Single-threaded numpy on every side: a BLAS idiom's worker threads would otherwise spin on
+# after it and add their CPU time to whatever runs next in this process.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 import numpy as np  # noqa: E402
 
@@ -375,18 +379,15 @@ def cases(quick: bool) -> list[Case]:
 
 # -- timing ------------------------------------------------------------------------------------
 
-def best(runs, repeat):
-    """Best CPU time of ``repeat`` runs of each ``(run, make_args)``, each on fresh arguments
-    (made outside the clock). The runs take turns, so a slow spell of a shared machine falls
-    on all of them rather than on one side of a ratio (a twin, a floor)."""
-    times = [[] for _ in runs]
+def best(run, make_args, repeat):
+    """Best CPU time of ``repeat`` runs, each on fresh arguments (made outside the clock)."""
+    times = []
     for _ in range(repeat):
-        for (run, make_args), kept in zip(runs, times):
-            args = make_args()
-            t = time.process_time()
-            run(args)
-            kept.append(time.process_time() - t)
-    return [min(t) for t in times]
+        args = make_args()
+        t = time.process_time()
+        run(args)
+        times.append(time.process_time() - t)
+    return min(times)
 
 
 def peak_bytes(run, make_args) -> int:
@@ -472,7 +473,9 @@ def main(argv=None) -> int:
         a = c.args(c.grid)
         flo(a)
         check(c.result(a), want, c, "floor against the idiom")
-        runs = [(sim, lambda: c.args(c.grid)), (flo, lambda: c.args(c.grid)), (lambda _: c.idiom(), lambda: None)]
+        ts = best(sim, lambda: c.args(c.grid), args.repeat)
+        tf = best(flo, lambda: c.args(c.grid), args.repeat)
+        ti = best(lambda _: c.idiom(), lambda: None, args.repeat)
         peak = peak_bytes(sim, lambda: c.args(c.grid))
         tp = tfp = None
         if c.twin is None:
@@ -480,13 +483,11 @@ def main(argv=None) -> int:
             a = c.args(c.padded)
             pad(a)
             check(c.result(a), want, c, "padded twin against the idiom")
+            tp = best(pad, lambda: c.args(c.padded), args.repeat)
             peak = max(peak, peak_bytes(pad, lambda: c.args(c.padded)))
             # The kernel's own arithmetic runs on the extra blocks' lanes too: the floor's twin
             # is what padding costs before the simulator does anything.
-            runs += [(pad, lambda: c.args(c.padded)), (floor_runner(c, c.padded), lambda: c.args(c.padded))]
-        ts, tf, ti, *padded = best(runs, args.repeat)
-        if padded:
-            tp, tfp = padded
+            tfp = best(floor_runner(c, c.padded), lambda: c.args(c.padded), args.repeat)
         rows.append((c, ts, tf, ti, peak, tp, tfp))
         twin = f"{fmt_t(tp)} {tp / ts:5.2f}× {tfp / tf:9.2f}×" if tp is not None else f"{'—':>10} {'':>6} {'':>10}"
         print(f"{c.name:44} {c.family:12} {fmt_t(ts)} {fmt_t(tf)} {fmt_t(ti)} {ts / tf:8.1f}× {ts / ti:8.1f}× "

@@ -158,7 +158,7 @@ def contiguous(blk, site, c, lanes, kind, array, start, step, width, value, base
 def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None, into=None):
     """Load or store for an index with an affine form that is not one run: every thread is
     inside the array (the form says so), the data moves through a strided view, and blocks
-    whole sectors apart are counted as one. ``box`` = (view, linear block ids): a box of
+    that touch alike are counted once (``sectors_by_class``). ``box`` = (view, linear block ids): a box of
     blocks the caller cut out of the pass (``blk`` then stands for those blocks)."""
     itemsize = array.dtype.itemsize
     lane_bytes = itemsize * width
@@ -181,10 +181,6 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None
     k = form.coefs
     if lane is not None:
         sectors = blk.nblocks  # one lane of one warp per block, and an aligned lane is in one sector
-    elif lanes.uniform and whole_sectors_apart(form, itemsize):
-        one = lanes.single()
-        origin = base + form.at(geo.block(blk.first)) * itemsize  # thread (0, 0, 0) of the first block
-        sectors = _block_sectors(geo, one, origin, k[3:], itemsize) * blk.nblocks
     else:
         ids = np.arange(blk.first, blk.first + blk.nblocks, dtype=np.int64) if box is None else box[1]  # not blk.bx
         sectors = sectors_by_class(lanes, form, base, itemsize, ids)

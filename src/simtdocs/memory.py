@@ -41,7 +41,8 @@ def _narrow(rows: np.ndarray, multiple: int = 1) -> np.ndarray | None:
     low = int(rows.min()) // multiple * multiple
     if int(rows.max()) - low >= _NARROW_NONE:
         return None
-    return np.subtract(rows, np.int64(low), dtype=np.uint32, casting="unsafe")  # one pass, modulo 2**32: the difference fits
+    # One pass, in uint32 (modulo 2**32, where the difference fits).
+    return np.subtract(rows, np.int64(low), dtype=np.uint32, casting="unsafe")
 
 
 def sector_of(flat: np.ndarray, base: int, itemsize: int) -> np.ndarray:

@@ -258,7 +258,8 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
         rows = arr.split(ways)
         if rows is not None:
             everyone = ways is None
-            if kind == "read" and not everyone and width == 1 and len(found) > 2 and all(f[3] is None for f in found):
+            many_ways = len(found) > 2 and all(f[3] is None for f in found)
+            if kind == "read" and not everyone and width == 1 and many_ways:
                 # One index masked many ways (a 3-D stencil's faces, edges and corners): the
                 # checks way by way, then one gather for every block, the idle lanes cleared.
                 for k, (one, blocks, flat, bad, _) in enumerate(found, start=1):

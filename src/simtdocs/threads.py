@@ -101,6 +101,7 @@ def warp_any(rows: np.ndarray) -> np.ndarray:
 #: Beyond this many ways of masking one instruction across the blocks of a pass, go per block.
 MAX_PATTERNS = 32  # a 3-D stencil's faces, edges and corners: 27
 
+
 class Lanes:
     """The active threads of one instruction over a pass.
 
