@@ -107,3 +107,38 @@ def test_a_padded_3d_stencil_with_a_shared_halo_matches_numpy_and_the_exact_grid
     exact, padded = found["exact"][0][1].totals, found["padded"][0][1].totals
     for counter in MEMORY:
         assert getattr(padded, counter) == getattr(exact, counter), counter
+
+
+
+def shifted_copy(blk, u, v, n):
+    """``v[z][y][x] = u[z][y][x] + 1`` where every coordinate is at least one block in and
+    inside the array, on a grid one block too big: the first and the last plane, row and
+    column of blocks run nothing, so the blocks that do are a box starting inside the pass."""
+    x, y, z = blk.bx * blk.bdx + blk.tx, blk.by * blk.bdy + blk.ty, blk.bz * blk.bdz + blk.tz
+    ok = blk.branch((x >= blk.bdx) & (y >= blk.bdy) & (z >= blk.bdz) & (x < n) & (y < n) & (z < n))
+    at = (z * n + y) * n + x
+    blk.store(v, at, blk.load(u, at, mask=ok) + 1, mask=ok)
+
+
+def shifted_copy_2d(blk, u, v, n):
+    x, y = blk.bx * blk.bdx + blk.tx, blk.by * blk.bdy + blk.ty
+    ok = blk.branch((x >= blk.bdx) & (y >= blk.bdy) & (x < n) & (y < n))
+    blk.store(v, y * n + x, blk.load(u, y * n + x, mask=ok) + 1, mask=ok)
+
+
+@pytest.mark.parametrize("kernel, grid, block, n", [(shifted_copy, (5, 5, 5), (4, 4, 4), 16),
+                                                    (shifted_copy_2d, (5, 9, 1), (8, 4, 1), 32)],
+                         ids=["3-D, whole planes", "2-D, whole rows"])
+def test_a_box_of_blocks_that_starts_inside_the_pass_moves_its_own_elements(kernel, grid, block, n):
+    dims = 3 if grid[2] > 1 else 2
+    u = np.random.default_rng(3).random((n,) * dims).astype(np.float32)
+    want = np.zeros_like(u)
+    inner = tuple(slice(b, None) for b in (block[2], block[1], block[0])[3 - dims:])
+    want[inner] = u[inner] + 1
+    results = []
+    for engine, kw in ((reference.launch, {}), (launch, {}), (launch, {"blocks_per_pass": 1})):
+        out = np.zeros_like(u)
+        results.append((engine(kernel, grid, block, args=(u.reshape(-1), out.reshape(-1), n), **kw), out))
+    for stats, out in results:
+        np.testing.assert_array_equal(out, want)
+        assert stats.totals == results[0][0].totals

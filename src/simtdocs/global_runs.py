@@ -349,24 +349,24 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
 
 
 def _one_box(blk, site, c, lanes, kind, array, form, width, value, base, active, mem, out):
-    """``strided_by_runs`` when the pass is whole rows of a 2-D grid and its active blocks
-    are one box of them (the same columns in a run of rows, as a guard on both axes leaves
-    them): one view for the box instead of one per row."""
+    """``strided_by_runs`` when the pass is whole rows of a 2-D grid (whole planes of a 3-D
+    one) and its active blocks are one box of them (as a guard on every axis leaves them on a
+    padded grid): one view for the box instead of one per run of blocks."""
     box = lanes.remember("box", lambda: _active_box(blk, lanes, active))
     if box is False:
         return NotImplemented
-    r0, r1, x0, x1, y0, ids, at, part = box
+    corner, (z0, z1, y0, y1, x0, x1), pass_shape, ids, at, part = box
     bdx, bdy, bdz = form.extent[3:]
     cx, cy, cz = form.coefs[3:]
-    axes = [(r1 - r0, form.coefs[1]), (x1 - x0, form.coefs[0]), (bdz, cz), (bdy, cy), (bdx, cx)]
+    k = form.coefs
+    axes = [(z1 - z0, k[2]), (y1 - y0, k[1]), (x1 - x0, k[0]), (bdz, cz), (bdy, cy), (bdx, cx)]
     axes += [(width, 1)] if width > 1 else []
-    view = affine.view(mem, form.at((x0, y0, 0)), axes)
+    view = affine.view(mem, form.at(corner), axes)
     if kind == "write" and not affine.one_to_one(view):
         return NotImplemented
     into = None
     if kind == "read":  # the box's part of ``out``, shaped as the view
-        gdx = lanes.geo.grid[0]
-        into = out.reshape((blk.nblocks // gdx, gdx) + view.shape[2:])[r0:r1, x0:x1]
+        into = out.reshape(pass_shape + view.shape[3:])[z0:z1, y0:y1, x0:x1]
     got = strided(_Blocks(blk, int(ids[0]), ids.size), site, c, part, kind, array, form, width,
                   None if value is None else value[at], base, box=(view, ids), into=into)
     if got is NotImplemented:
@@ -377,22 +377,34 @@ def _one_box(blk, site, c, lanes, kind, array, form, width, value, base, active,
 
 
 def _active_box(blk, lanes, active):
-    """``(r0, r1, x0, x1, y0, ids, at, lanes)`` of the box of blocks that run an access, when
-    the pass is whole rows of a 2-D grid and those blocks are rows r0..r1-1 (grid row y0 on)
-    and columns x0..x1-1 of them; ``at``: their places in the pass. False otherwise."""
+    """The box of blocks that run an access, when the pass is whole rows of a 2-D grid or
+    whole planes of a 3-D one and those blocks fill a box of it: ``(corner, (z0, z1, y0, y1,
+    x0, x1), pass shape, ids, at, lanes)``, the box in the pass's (planes, rows, columns), its
+    first block's ``blockIdx``, the blocks' linear ids and places in the pass, and their
+    lanes. False otherwise."""
     geo = lanes.geo
     gdx, gdy, gdz = geo.grid
     B = blk.nblocks
-    if gdz != 1 or blk.first % gdx or B % gdx or B // gdx < 2:
+    if gdz == 1 and blk.first % gdx == 0 and B % gdx == 0 and B // gdx >= 2:
+        pass_shape, origin = (1, B // gdx, gdx), (0, blk.first // gdx)  # (plane, row) of the pass's first block
+    elif gdz > 1 and blk.first % (gdx * gdy) == 0 and B % (gdx * gdy) == 0:
+        pass_shape, origin = (B // (gdx * gdy), gdy, gdx), (blk.first // (gdx * gdy), 0)
+    else:
         return False
-    grid = active.reshape(-1, gdx)
-    rows, cols = np.flatnonzero(grid.any(axis=1)), np.flatnonzero(grid.any(axis=0))
-    if rows.size == 0 or rows[-1] - rows[0] + 1 != rows.size or cols[-1] - cols[0] + 1 != cols.size \
-            or not grid[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1].all():
+    grid = active.reshape(pass_shape)
+    ends = []
+    for axis in range(3):
+        used = np.flatnonzero(grid.any(axis=tuple(a for a in range(3) if a != axis)))
+        if used.size == 0 or used[-1] - used[0] + 1 != used.size:
+            return False
+        ends += [int(used[0]), int(used[-1]) + 1]
+    z0, z1, y0, y1, x0, x1 = ends
+    if not grid[z0:z1, y0:y1, x0:x1].all():
         return False
-    r0, r1, x0, x1 = int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
-    y0 = blk.first // gdx + r0
-    ids = ((y0 + np.arange(r1 - r0))[:, None] * gdx + np.arange(x0, x1)[None, :]).reshape(-1).astype(np.int64)
-    at = ids - blk.first
-    rows_mask = lanes.mask[at]
-    return r0, r1, x0, x1, y0, ids, at, Lanes(geo, int(ids[0]), ids.size, None if rows_mask.all() else rows_mask)
+    planes, rows, cols = np.ix_(np.arange(z0, z1), np.arange(y0, y1), np.arange(x0, x1))
+    at = ((planes * pass_shape[1] + rows) * gdx + cols).reshape(-1).astype(np.int64)
+    ids = blk.first + at
+    corner = (x0, origin[1] + y0, origin[0] + z0)
+    box_mask = lanes.mask[at]
+    return corner, (z0, z1, y0, y1, x0, x1), pass_shape, ids, at, \
+        Lanes(geo, int(ids[0]), ids.size, None if box_mask.all() else box_mask)
