@@ -88,9 +88,8 @@ def _contiguous_sectors(blk, lanes, origin: int, stride: int, lane_bytes: int) -
     if lanes.uniform and blk.nblocks > 1 and (stride * blk.nthreads) % SECTOR_BYTES == 0:
         # The same lanes in every block, and blocks whole sectors apart (a halo of the first
         # few threads of each block): every block touches as many sectors as the first.
-        one = lanes.single()
-        addr = origin + stride * np.arange(blk.nthreads)[None, :]
-        return distinct_per_warp(geo.rows(addr >> (SECTOR_BYTES.bit_length() - 1)), one.row_mask) * blk.nblocks
+        step = (stride, stride * geo.bdx, stride * geo.bdx * geo.bdy)  # bytes per tx, ty, tz
+        return _block_sectors(geo, lanes.single(), origin, step, 1) * blk.nblocks
     # Every full warp from its first and last lane; the others lane by lane.
     first = (np.arange(blk.nblocks)[:, None] * blk.nthreads + WARP_SIZE * np.arange(geo.warps)).reshape(-1)
     last = np.minimum(first + WARP_SIZE, (first // blk.nthreads + 1) * blk.nthreads) - 1
@@ -158,8 +157,9 @@ def contiguous(blk, site, c, lanes, kind, array, start, step, width, value, base
 def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None, into=None):
     """Load or store for an index with an affine form that is not one run: every thread is
     inside the array (the form says so), the data moves through a strided view, and blocks
-    that touch alike are counted once (``sectors_by_class``). ``box`` = (view, linear block ids): a box of
-    blocks the caller cut out of the pass (``blk`` then stands for those blocks)."""
+    that touch alike are counted once (``sectors_by_class``). ``box`` = (view, linear block
+    ids): a box of blocks the caller cut out of the pass (``blk`` then stands for those
+    blocks)."""
     itemsize = array.dtype.itemsize
     lane_bytes = itemsize * width
     if (base + form.const * itemsize) % lane_bytes or any(k * itemsize % lane_bytes for k in form.coefs):
@@ -221,7 +221,7 @@ def sectors_by_class(lanes, form, base: int, itemsize: int, ids: np.ndarray) -> 
     byte offset of their first thread's element inside its sector (a block 6 floats on from
     the last, as a tile with a halo steps, cycles through 4 such offsets). None when there
     are more than ``MAX_CLASSES`` classes."""
-    ways = [(lanes.single(), None)] if lanes.uniform else lanes.patterns
+    ways = lanes.patterns
     if not ways:
         return None
     geo, k = lanes.geo, form.coefs
@@ -246,7 +246,7 @@ def _block_sectors(geo, one, origin: int, coefs, itemsize: int) -> int:
     Moving ``origin`` by whole sectors changes nothing, so with every lane active the count
     is kept per geometry for each offset inside a sector (a loop's accesses ask again)."""
     def count():
-        rows = geo.rows((origin + geo.thread_offsets(*coefs) * itemsize) // SECTOR_BYTES)
+        rows = geo.rows(sector_of(geo.thread_offsets(*coefs), origin, itemsize))
         return distinct_per_warp(rows, one.row_mask)
     if one.row_mask is not None:
         return count()

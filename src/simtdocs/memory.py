@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .threads import warp_any
+from .threads import warp_all, warp_any
 
 BANKS = 32
 #: Bytes in one global-memory sector, the unit DRAM and L2 move.
@@ -100,7 +100,7 @@ def distinct_per_warp(rows: np.ndarray, active: np.ndarray | None = None) -> int
     if active is not None and active.shape[1] % 8 == 0:
         # A full warp's runs all count: only warps with an inactive lane need the mask. A
         # row of 32 bools is four 8-byte words of 0x01 bytes when every lane runs.
-        partial = (np.ascontiguousarray(active).view(np.uint64) != _ALL_LANES).any(axis=1)
+        partial = ~warp_all(active)
         if not partial.any():
             active = None
         elif partial.sum() * 4 < partial.size:
@@ -112,8 +112,6 @@ def distinct_per_warp(rows: np.ndarray, active: np.ndarray | None = None) -> int
         return total + rows.shape[0] + int(np.count_nonzero(step))
     return total + _runs_with_an_active_lane(step, active)
 
-
-_ALL_LANES = np.uint64(0x0101010101010101)
 
 
 def _runs_with_an_active_lane(step: np.ndarray, active: np.ndarray) -> int:

@@ -212,8 +212,6 @@ def _patterns(index, lanes):
     parts = index if isinstance(index, tuple) else (index,)
     if not all(np.ndim(i) < 2 or np.shape(i)[0] == 1 for i in parts):
         return None
-    if lanes.uniform:
-        return [(lanes.single(), None)]
     return lanes.patterns or None
 
 

@@ -98,6 +98,17 @@ def warp_any(rows: np.ndarray) -> np.ndarray:
     return (w[:, 0] | w[:, 1] | w[:, 2] | w[:, 3]) != 0
 
 
+def warp_all(rows: np.ndarray) -> np.ndarray:
+    """(R, 32) bools as (R,): whether every lane of the warp is true (``warp_any``'s way)."""
+    if rows.shape[1] != WARP_SIZE:
+        return rows.all(axis=1)
+    w = np.ascontiguousarray(rows).view(np.uint64)
+    return (w[:, 0] & w[:, 1] & w[:, 2] & w[:, 3]) == _ALL_TRUE
+
+
+_ALL_TRUE = np.uint64(0x0101010101010101)  # eight bools, every one true
+
+
 #: Beyond this many ways of masking one instruction across the blocks of a pass, go per block.
 MAX_PATTERNS = 32  # a 3-D stencil's faces, edges and corners: 27
 
@@ -170,9 +181,11 @@ class Lanes:
     def patterns(self) -> list | bool:
         """The ways the blocks of the pass are masked: ``[(lanes of one block, its blocks), …]``,
         one entry per distinct mask row with an active lane, in the order of their first block
-        (a guard such as ``x > 0`` leaves block 0 one way and the others another). Whatever
-        depends on a block's lanes alone (its wavefronts, its sectors when blocks sit whole
-        sectors apart) is then worked out once per way. False beyond ``MAX_PATTERNS`` ways."""
+        (a guard such as ``x > 0`` leaves block 0 one way and the others another); blocks None
+        when every block runs alike. Whatever depends on a block's lanes alone (its wavefronts,
+        its sectors) is then worked out once per way. False beyond ``MAX_PATTERNS`` ways."""
+        if self.uniform:
+            return [(self.single(), None)]
         m = self.mask
         packed = np.ascontiguousarray(np.packbits(m, axis=1))
         rows = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
@@ -209,8 +222,7 @@ class Lanes:
         """(B·W,) bool: warps whose every lane runs; None when all do."""
         if self.mask is None:
             return None
-        rows = self.geo.rows(self.mask, True)  # a missing lane of a partial warp counts as running
-        return rows.all(axis=1)
+        return warp_all(self.geo.rows(self.mask, True))  # a missing lane of a partial warp counts as running
 
     @functools.cached_property
     def rows(self) -> int:
