@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .arguments import byte_offset, writable
 from .counters import Stats
 from .devices import Device
 from .diagnostics import LaunchError, SimulatorError, Site
 from .shared_memory import STATIC_SHARED_LIMIT
-from .threads import Geometry
+from .threads import geometry
 
 
 @dataclass
@@ -39,9 +40,10 @@ class _Launch:
     race_log: list = field(default_factory=list)
     _ids: dict = field(default_factory=dict)
     _seq: int = 0
+    _placed: dict = field(default_factory=dict)  # id(array) -> [array, byte offset, writable twin]
 
     def __post_init__(self):
-        self.geometry = Geometry(self.grid, self.block)
+        self.geometry = geometry(self.grid, self.block)
 
     def site_id(self, site: Site) -> int:
         i = self._ids.get(site)
@@ -53,6 +55,27 @@ class _Launch:
     def next_seq(self) -> int:
         self._seq += 1
         return self._seq
+
+    def _placement(self, array: np.ndarray) -> list:
+        # A loop's accesses ask about the same few arrays again and again; the entry holds the
+        # array, so its id cannot be taken by another one while the launch runs.
+        hit = self._placed.get(id(array))
+        if hit is None or hit[0] is not array:
+            if len(self._placed) >= 256:
+                self._placed.clear()
+            hit = self._placed[id(array)] = [array, byte_offset(array), None]
+        return hit
+
+    def byte_offset(self, array: np.ndarray) -> int:
+        """``arguments.byte_offset``, kept for the launch."""
+        return self._placement(array)[1]
+
+    def writable(self, array: np.ndarray) -> np.ndarray:
+        """``arguments.writable``, kept for the launch."""
+        hit = self._placement(array)
+        if hit[2] is None:
+            hit[2] = writable(array)
+        return hit[2]
 
 
 def _dims(name: str, dims) -> tuple[int, int, int]:

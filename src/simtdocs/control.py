@@ -21,7 +21,14 @@ def branch(blk, site, c, lanes, cond):
     counted for one block; later instructions under its mask find that out again
     (``Block._lanes``) and are counted once for all blocks too.
     """
-    cond = one_row(np.asarray(cond, dtype=bool))
+    cond = np.asarray(cond, dtype=bool)
+    T = blk.nthreads
+    if lanes.all and cond.shape in ((T,), (1, T), (blk.nblocks, T)) and cond.all():
+        # Every thread runs and takes it (a loop that goes on, a guard the pass lies inside):
+        # nothing diverges, and the lanes under it are all of them.
+        c.branches += blk._issue(c, lanes)
+        return branch_mask(np.ones((blk.nblocks, T), bool), lanes)
+    cond = one_row(cond)
     uniform = lanes.uniform and (cond.ndim < 2 or cond.shape[0] == 1)
     if uniform:
         one = lanes.single()

@@ -16,7 +16,6 @@ import numpy as np
 
 from . import affine, atomics
 from . import diagnostics
-from .arguments import byte_offset, writable
 from .diagnostics import name_in_kernel
 from .global_runs import contiguous, contiguous_start, count, sectors_by_class, strided, strided_by_runs
 from .indexing import flat_index, per_thread
@@ -33,7 +32,7 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
     lane_bytes = itemsize * width
     if lane_bytes not in LANE_BYTES:
         raise ValueError(f"{site}: a thread can move 1, 2, 4, 8 or 16 bytes at once, not {lane_bytes}")
-    base = byte_offset(array)
+    base = blk._L.byte_offset(array)
     memcheck = "memcheck" in blk._L.tools
     form, inside = affine.address(index, array.shape, blk._geo.extent, (blk.nblocks, blk.nthreads), width)
     if form is not None and kind != "atomic":
@@ -99,7 +98,7 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
             return mem[cols]
         # An inactive lane's index may be anything: clipped into the array, its value then cleared.
         return run.cleared(np.take(mem, cols, mode="clip"))
-    mem = writable(array).reshape(-1)
+    mem = blk._L.writable(array).reshape(-1)
     values = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value", extra)
     if kind == "write":
         if run.all:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 
 from . import affine
-from .arguments import writable
 from .indexing import per_thread
 from .memory import SECTOR_BYTES, distinct_per_warp, sector_of
 from .threads import WARP_SIZE, Lanes
@@ -145,7 +144,7 @@ def contiguous(blk, site, c, lanes, kind, array, start, step, width, value, base
         return out.reshape(shape) if dense else lanes.where(out.reshape(shape))
     values = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value",
                         shape[2:]).reshape(n * width)
-    target = _lane_memory(writable(array).reshape(-1), start, step, width, g0, g1)
+    target = _lane_memory(blk._L.writable(array).reshape(-1), start, step, width, g0, g1)
     if dense:
         target[:] = values[g0 * width:g1 * width]
     else:
@@ -164,7 +163,7 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None
     lane_bytes = itemsize * width
     if (base + form.const * itemsize) % lane_bytes or any(k * itemsize % lane_bytes for k in form.coefs):
         return NotImplemented  # some lane may be misaligned: the general path finds which
-    mem = array.reshape(-1) if kind == "read" else writable(array).reshape(-1)
+    mem = array.reshape(-1) if kind == "read" else blk._L.writable(array).reshape(-1)
     view = affine.strided_view(mem, form, blk.first, blk.nblocks, width) if box is None else box[0]
     if view is None:
         return NotImplemented  # not a box of blocks
@@ -282,7 +281,7 @@ class _Blocks:
 
     def __init__(self, blk, first: int, blocks: int):
         self.first, self.nblocks, self.nthreads = first, blocks, blk.nthreads
-        self._issue = blk._issue
+        self._issue, self._L = blk._issue, blk._L
 
 
 def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
@@ -302,7 +301,7 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
         return NotImplemented
     # Every check first: nothing is counted or moved unless every run can go this way.
     k = form.coefs
-    mem = array.reshape(-1) if kind == "read" else writable(array).reshape(-1)
+    mem = array.reshape(-1) if kind == "read" else blk._L.writable(array).reshape(-1)
     if starts.size:
         # The block part's extremes over the active blocks (kept with the mask, per block
         # coefficients), and the thread part's from its coefficients: each index runs

@@ -22,6 +22,7 @@ written one lane at a time: the definition every counter here must agree with.
 
 from __future__ import annotations
 
+import functools
 import linecache
 import sys
 
@@ -64,11 +65,6 @@ class Block:
         self.nthreads = geo.threads
         self.nblocks = count
         self.first = first
-        ids = np.arange(first, first + count, dtype=np.int32)[:, None]  # 32-bit, as blockIdx is
-        self.bx = affine.variable(ids % self.gdx, 0, geo.extent)
-        self.by = affine.variable((ids // self.gdx) % self.gdy, 1, geo.extent)
-        self.bz = affine.variable(ids // (self.gdx * self.gdy), 2, geo.extent)
-        self.tid, self.tx, self.ty, self.tz, self.lane, self.warp = geo.indices()
         self._shared: list[Shared] = []
         self._static_bytes = 0
         self._dynamic_bytes = 0
@@ -76,6 +72,48 @@ class Block:
         self._lanes_memo = None
         self._wavefronts_memo = None
         self._all = Lanes(geo, first, count, None)
+
+    # The indices are made on first use, each pass its own copy: a kernel may write into
+    # them (``t = blk.tx; t += 1``), and most kernels read only two or three of the nine.
+    @functools.cached_property
+    def tx(self):
+        return self._geo.index("tx")
+
+    @functools.cached_property
+    def ty(self):
+        return self._geo.index("ty")
+
+    @functools.cached_property
+    def tz(self):
+        return self._geo.index("tz")
+
+    @functools.cached_property
+    def tid(self):
+        return self._geo.index("tid")
+
+    @functools.cached_property
+    def lane(self):
+        return self._geo.index("lane")
+
+    @functools.cached_property
+    def warp(self):
+        return self._geo.index("warp")
+
+    @functools.cached_property
+    def bx(self):
+        return affine.variable(self._block_ids % self.gdx, 0, self._geo.extent)
+
+    @functools.cached_property
+    def by(self):
+        return affine.variable((self._block_ids // self.gdx) % self.gdy, 1, self._geo.extent)
+
+    @functools.cached_property
+    def bz(self):
+        return affine.variable(self._block_ids // (self.gdx * self.gdy), 2, self._geo.extent)
+
+    @functools.cached_property
+    def _block_ids(self):
+        return np.arange(self.first, self.first + self.nblocks, dtype=np.int32)[:, None]  # 32-bit, as blockIdx is
 
     # -- bookkeeping -----------------------------------------------------------------------
 

@@ -21,6 +21,13 @@ from . import affine
 WARP_SIZE = 32
 
 
+@functools.lru_cache(maxsize=32)
+def geometry(grid: tuple[int, int, int], block: tuple[int, int, int]) -> "Geometry":
+    """The ``Geometry`` of a launch configuration, shared by the launches that use it (it
+    holds nothing but the numbering and what is derived from it)."""
+    return Geometry(grid, block)
+
+
 class Geometry:
     """The thread numbering of one launch: ``threadIdx`` of every thread of a block."""
 
@@ -40,13 +47,15 @@ class Geometry:
         #: False for the missing lanes of a partial last warp.
         self.lane_exists = np.arange(self.warps * WARP_SIZE) < self.threads
         self.ragged = self.threads % WARP_SIZE != 0
+        for shared in (self.lane, self.warp, self.lane_exists):  # launches share a geometry
+            shared.flags.writeable = False
 
-    def indices(self) -> tuple:
-        """Fresh ``tid, tx, ty, tz, lane, warp`` for one pass: a kernel may write into its own
-        copies (``t = blk.tx; t += 1``) without touching the ones the engine counts with."""
-        def copy(a):
-            return affine.index(a.copy(), a.form)
-        return (copy(self.tid), copy(self.tx), copy(self.ty), copy(self.tz), self.lane.copy(), self.warp.copy())
+    def index(self, name: str) -> np.ndarray:
+        """A fresh copy of ``tid``, ``tx``, ``ty``, ``tz``, ``lane`` or ``warp`` for one pass: a
+        kernel may write into its own copy (``t = blk.tx; t += 1``) without touching the one the
+        engine counts with."""
+        a = getattr(self, name)
+        return affine.index(a.copy(), a.form) if isinstance(a, affine.ThreadIndex) else a.copy()
 
     def thread_offsets(self, kx: int, ky: int, kz: int) -> np.ndarray:
         """``kx·tx + ky·ty + kz·tz`` for every thread of a block, (1, T) int64: the thread

@@ -26,7 +26,10 @@ i64, f64, i32 = np.int64, np.float64, np.int32
 
 def any_(m) -> bool:
     """Whether a mask has an active lane (None: all have)."""
-    return True if m is None else bool(np.any(m))
+    if m is None:
+        return True
+    lanes = getattr(m, "lanes", None)  # a mask blk.branch returned knows its lanes
+    return lanes.count > 0 if lanes is not None else bool(np.asarray(m).any())
 
 
 def else_(m, taken):
