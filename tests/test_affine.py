@@ -745,6 +745,20 @@ def test_writing_into_blk_tx_does_not_change_the_counts():
     _agree(alias_tx, 1, 32, lambda: (np.arange(200, dtype=np.float32), np.zeros(32, np.float32)), passes=(None,))
 
 
+def store_tx(blk, out):
+    blk.store(out, blk.bx * blk.bdx + blk.tx, blk.tx)
+
+
+def test_a_write_into_blk_tx_stays_in_its_pass():
+    # Launches of one configuration share their thread numbering: what one pass wrote into
+    # its blk.tx must reach neither the next pass nor the next launch.
+    a, out = np.arange(200, dtype=np.float32), np.zeros(96, np.float32)
+    simtdocs.launch(alias_tx, 3, 32, args=(a, out), blocks_per_pass=1)
+    seen = np.full(96, -1, np.int32)
+    simtdocs.launch(store_tx, 3, 32, args=(seen,), blocks_per_pass=1)
+    assert np.array_equal(seen, np.tile(np.arange(32), 3))
+
+
 def wide_rows(blk, a):
     blk.load(a, blk.ty * np.int64(2**31) + blk.tx)
 
