@@ -164,3 +164,25 @@ def test_blocks_with_one_pattern_shifted_count_like_the_reference():
         got = launch(_read, grid=blocks, block=threads, args=(a, index, active, 1))
         ref = reference.launch(_read, grid=blocks, block=threads, args=(a, index, active, 1))
         assert (got.sectors, got.requests) == (ref.sectors, ref.requests), (case, blocks, threads, dtype, unit)
+
+
+def test_taps_a_byte_apart_are_counted_each_on_its_own():
+    # s[17·t] then s[17·t + 1] in uint8: lanes move by one byte, not a whole word, so the
+    # second access's words are not the first's moved over the banks. Words ⌊17t/4⌋ put
+    # two distinct words in one bank at most (2 wavefronts); ⌊(17t+1)/4⌋ three (3).
+    def kernel(blk, out):
+        s = blk.shared(17 * 32 + 1, np.uint8, name="s")
+        i = blk.tx * 17
+        for k in (0, 1):
+            blk.store(s, i + k, np.uint8(k + 1))
+        blk.sync()
+        blk.store(out, blk.tx, blk.load(s, i) + blk.load(s, i + 1))
+
+    counts = []
+    for run in (launch, reference.launch):
+        out = np.zeros(32, np.uint8)
+        stats = run(kernel, 1, 32, args=(out,))
+        assert (out == 3).all()
+        counts.append([c.shared_wavefronts for s, c in sorted(stats.by_site.items(), key=lambda sc: sc[0].lineno)
+                       if "(s," in s.source])
+    assert counts[0] == counts[1] == [2 + 3, 2 + 3]

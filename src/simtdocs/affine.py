@@ -97,6 +97,8 @@ class ThreadIndex(np.ndarray):
 
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
         plain = tuple(np.asarray(x) if isinstance(x, ThreadIndex) else x for x in inputs)
+        if out is None and ufunc not in _KEEPS_FORM:  # a comparison, a division …: plain values
+            return getattr(ufunc, method)(*plain, **kwargs)
         form = _result_form(ufunc, method, inputs, kwargs)  # before unlocking: ``i += 1`` reads i
         if out is not None:
             for o in out:
@@ -186,6 +188,10 @@ def _with_form(a: ThreadIndex, form: Form | int | None) -> ThreadIndex:
             return a
     a.form = None
     return a
+
+
+#: The operations a form follows (``_result_form``); any other gives plain values.
+_KEEPS_FORM = frozenset((np.add, np.subtract, np.multiply, np.positive, np.negative))
 
 
 def _result_form(ufunc, method, inputs, kwargs):

@@ -263,7 +263,9 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
                 for k, (one, blocks, flat, bad, _) in enumerate(found, start=1):
                     _by_rows(blk, site, kind, arr, rows[k], one, flat, bad, width, value, lane_bytes, blocks, move=False)
                 return lanes.cleared(np.take(arr.data, found[0][2][0], axis=1, mode="clip"))
-            out = np.zeros((B, blk.nthreads) + ((width,) if width > 1 else ()), arr.dtype) if kind == "read" else None
+            # Every block alike: the one move makes the result itself.
+            out = None if kind != "read" or everyone else np.zeros((B, blk.nthreads) + ((width,) if width > 1 else ()),
+                                                                      arr.dtype)
             for k, (one, blocks, flat, bad, _) in enumerate(found, start=1):
                 got = _by_rows(blk, site, kind, arr, rows[k], one, flat, bad, width, value, lane_bytes,
                                None if everyone else blocks, out)
@@ -287,12 +289,15 @@ def _check_alignment(arr, site, one, flat, width, lane_bytes):
 
 
 def _count_wavefronts(blk, c, one, flat, itemsize, lane_bytes, times):
-    """Wavefronts of the lanes ``one`` (a block, or the pass), ``times`` blocks alike. A
-    read-modify-write (``s[i] = s[i] + 1``) asks twice for the same words under the same
-    lanes: the second time takes the count of the first (kept with a copy of the index,
-    which the kernel may change in place in between)."""
+    """Wavefronts of the lanes ``one`` (a block, or the pass), ``times`` blocks alike.
+
+    Moving every lane by the same whole number of words moves each word to another bank,
+    all by the same amount: which words share a bank does not change, nor the count. So a
+    read-modify-write (``s[i] = s[i] + 1``) and a filter's taps (``s[ty][tx + j]``, one
+    ``j`` after another) take the count of the access before them under the same lanes
+    (kept with a copy of its index, which the kernel may change in place in between)."""
     memo = blk._wavefronts_memo
-    if memo is not None and memo[0] is one and memo[1] == (itemsize, lane_bytes) and np.array_equal(memo[2], flat):
+    if memo is not None and memo[0] is one and memo[1] == (itemsize, lane_bytes) and _shifted(flat, memo[2], itemsize):
         done, ideal = memo[3]
     else:
         k = max(1, lane_bytes // 4)  # 4-byte words per lane
@@ -302,6 +307,14 @@ def _count_wavefronts(blk, c, one, flat, itemsize, lane_bytes, times):
         blk._wavefronts_memo = (one, (itemsize, lane_bytes), np.array(flat), (done, ideal))
     c.shared_wavefronts += done * times
     c.shared_ideal_wavefronts += ideal * times
+
+
+def _shifted(flat: np.ndarray, before: np.ndarray, itemsize: int) -> bool:
+    """Whether ``flat`` is ``before`` moved by one whole number of 4-byte words."""
+    if flat.shape != before.shape or flat.size == 0:
+        return False
+    d = flat.flat[0] - before.flat[0]
+    return d * itemsize % 4 == 0 and np.array_equal(flat - d, before)
 
 
 def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, lane_bytes, active=None, out=None,
@@ -337,6 +350,8 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
     if not move:
         return None
     cols, lanes_at = _run(elements), _run(t)
+    if width == 1 and isinstance(cols, np.ndarray):
+        cols = _Grid.of(cols) or cols
     # The blocks' rows of data move a run of consecutive blocks at a time, by slices (numpy
     # copies rows far faster than elements); blocks scattered over the pass are copied
     # out and back as whole rows.
@@ -356,6 +371,8 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
         lo, hi = spans[0][0], spans[-1][1]  # one gather from the first run to the last
         if isinstance(cols, slice):
             got = data[lo:hi, cols].copy()  # a slice is a view: the value must not change with memory
+        elif isinstance(cols, _Grid):
+            got = cols.view(data[lo:hi]).copy()
         else:
             got = np.take(data[lo:hi], cols, axis=1)
         got = got.reshape((hi - lo, -1) + extra)
@@ -369,11 +386,15 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
     values = per_thread(np.asarray(value, dtype=arr.dtype), B, T, site, "value", extra)
     if scattered:
         values = values[active]
-    cols, inverse = _as_gather(elements, cols)
-    for a, b in spans:
-        new = values[a:b, lanes_at].reshape(b - a, -1)
-        # repeated elements: the later lane's value stays, as numpy leaves it
-        data[a:b, cols] = new if inverse is None else np.take(new, inverse, axis=1)
+    if isinstance(cols, _Grid):
+        for a, b in spans:
+            cols.view(data[a:b])[...] = values[a:b, lanes_at].reshape(b - a, cols.rows, cols.cols)
+    else:
+        cols, inverse = _as_gather(elements, cols)
+        for a, b in spans:
+            new = values[a:b, lanes_at].reshape(b - a, -1)
+            # repeated elements: the later lane's value stays, as numpy leaves it
+            data[a:b, cols] = new if inverse is None else np.take(new, inverse, axis=1)
     if scattered:
         arr.data[active] = data
     return None
@@ -489,6 +510,41 @@ def _run(index: np.ndarray):
     if step > 0 and index[-1] - index[0] == step * (index.size - 1) and (np.diff(index) == step).all():
         return slice(int(index[0]), int(index[-1]) + 1, step)
     return index
+
+
+class _Grid:
+    """Elements ``start + i·row_step + j·step`` (i < rows, j < cols), in that order: a tile's rows
+    as lanes ``s[ty][tx + k]`` reach them. Rows do not overlap, so no element comes twice."""
+
+    __slots__ = ("start", "rows", "row_step", "cols", "step")
+
+    def __init__(self, start: int, rows: int, row_step: int, cols: int, step: int):
+        self.start, self.rows, self.row_step, self.cols, self.step = start, rows, row_step, cols, step
+
+    @classmethod
+    def of(cls, index: np.ndarray) -> "_Grid | None":
+        """``index`` (not one run: ``_run`` tried) as a grid of runs, else None."""
+        step = int(index[1]) - int(index[0]) if index.size > 2 else 0
+        if step <= 0:
+            return None
+        breaks = np.flatnonzero(np.diff(index) != step)
+        cols = int(breaks[0]) + 1
+        if cols < 2 or index.size % cols:
+            return None
+        rows = index.size // cols
+        row_step = int(index[cols]) - int(index[0])
+        if row_step <= (cols - 1) * step:
+            return None
+        start = int(index[0])
+        expect = start + row_step * np.arange(rows)[:, None] + step * np.arange(cols)
+        return cls(start, rows, row_step, cols, step) if np.array_equal(index.reshape(rows, cols), expect) else None
+
+    def view(self, data: np.ndarray) -> np.ndarray:
+        """These elements of every row of ``data`` (a C-contiguous (blocks, elements) array) as a
+        (blocks, rows, cols) view of its memory."""
+        size = data.itemsize
+        return np.ndarray((data.shape[0], self.rows, self.cols), data.dtype, buffer=data, offset=self.start * size,
+                          strides=(data.strides[0], self.row_step * size, self.step * size))
 
 
 def _uninitialized(arr: Shared, site, run, lane: int, key: int, lane_bytes: int):
