@@ -59,7 +59,12 @@ def _distinct_sorted(rows: np.ndarray, active: np.ndarray | None, none=_NONE) ->
     """Distinct active values per row, summed, by sorting each row (``none``: a value above
     every real one, which marks the lanes that do not run)."""
     if active is not None:
-        rows = np.where(active, rows, none)
+        if none == _NARROW_NONE and rows.dtype == np.uint32:
+            # OR with all ones on the idle lanes, 0 on the others (1 - 1 and 0 - 1 in uint32):
+            # np.where branches on every lane, which a random mask makes several times slower.
+            rows = rows | np.subtract(active.view(np.uint8), np.uint8(1), dtype=np.uint32)
+        else:
+            rows = np.where(active, rows, none)
     ordered = np.sort(rows, axis=1)
     new = ordered[:, 1:] != ordered[:, :-1]
     if active is not None:
