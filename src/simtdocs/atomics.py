@@ -51,8 +51,8 @@ def apply(mem: np.ndarray, keys: np.ndarray, values: np.ndarray, op: str, compar
     """
     values = values.astype(mem.dtype, copy=False)
     cmp = None if compare is None else np.asarray(compare, dtype=mem.dtype)
-    if keys.size == 0:
-        return values[:0].copy()
+    if keys.size == 0 or grouped is not None and grouped[1].size == 0:  # no lane runs
+        return np.zeros(keys.size, mem.dtype)
     if grouped is not None:
         return _sorted(mem, keys, values, op, cmp, grouped)
     if (keys[1:] >= keys[:-1]).all():  # already grouped in serial order (COO rows, one counter)
@@ -105,18 +105,27 @@ def _earliest_first(mem, keys, values, op, cmp):
     return old
 
 
-def by_element_per_block(elements: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+def by_element_per_block(elements: np.ndarray, size: int, active: np.ndarray | None = None
+                         ) -> tuple[np.ndarray, np.ndarray]:
     """For lanes (B, T) that each update their own block's copy of an array of ``size``
     elements (shared memory): the flat lane numbers grouped by (block, element), each group
     in serial order, and the key (block·size + element) of each. One short sort per block,
-    which is far faster than one sort of all B·T lanes."""
+    which is far faster than one sort of all B·T lanes. ``active`` (B, T): the lanes that run
+    (None: all); the others are left out."""
     B, T = elements.shape
     bits = max(1, (T - 1).bit_length())  # the lane in the low bits: shifts, not a division
-    wide = np.int64 if (int(elements.max(initial=0)) + 1) << bits >= 1 << 31 else np.int32
-    ordered = np.sort((elements.astype(wide) << bits) | np.arange(T, dtype=wide), axis=1)  # element, then lane
-    element, lane = ordered >> bits, ordered & ((1 << bits) - 1)
+    wide = np.uint64 if size << bits >= (1 << 32) - 1 else np.uint32
+    packed = (elements.astype(wide) << wide(bits)) | np.arange(T, dtype=wide)  # element, then lane
+    if active is not None:  # an idle lane becomes all ones: the end of its block's row
+        packed |= np.subtract(active.view(np.uint8), np.uint8(1), dtype=wide)
+    ordered = np.sort(packed, axis=1)
+    element, lane = (ordered >> wide(bits)).astype(np.int64), (ordered & wide((1 << bits) - 1)).astype(np.int64)
     order = (lane + (np.arange(B) * T)[:, None]).reshape(-1)
-    return order, (element + (np.arange(B) * size)[:, None]).reshape(-1)
+    keys = (element + (np.arange(B) * size)[:, None]).reshape(-1)
+    if active is None:
+        return order, keys
+    runs = (ordered != np.iinfo(wide).max).reshape(-1)
+    return order[runs], keys[runs]
 
 
 def _sorted(mem, keys, values, op, cmp, grouped=None):

@@ -400,6 +400,23 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
     return None
 
 
+def _atomic_per_block(blk, c, lanes, run, arr: Shared, flat, value, op, compare, site, tables_too):
+    """An atomic on every block's own copy: each block's lanes sorted by element
+    (``atomics.by_element_per_block``; idle lanes left out of the result), which is far
+    faster than one sort of every running lane of the pass."""
+    B, T = blk.nblocks, blk.nthreads
+    keys = (np.arange(B)[:, None] * arr.size + flat).reshape(-1)
+    values = np.broadcast_to(per_thread(np.asarray(value, dtype=arr.dtype), B, T, site, "value"), (B, T)).reshape(-1)
+    cmp = None if op != "cas" else \
+        np.broadcast_to(per_thread(np.asarray(compare, dtype=arr.dtype), B, T, site, "compare"), (B, T)).reshape(-1)
+    grouped = atomics.by_element_per_block(flat, arr.size, run.mask)
+    old = atomics.apply(arr.data.reshape(-1), keys, values, op, cmp, grouped)
+    if tables_too:
+        arr.written[grouped[1]] = True
+    atomics.count(c, lanes, distinct_per_warp(lanes.geo.rows(flat), lanes.row_mask))
+    return run.cleared(old.reshape(B, T))
+
+
 def _ways(patterns, B: int) -> np.ndarray:
     """Per block of the pass, which of the ``patterns`` runs it (1, 2, …; 0: none)."""
     ways = np.zeros(B, np.int64)
@@ -447,6 +464,8 @@ def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, 
     flat = np.broadcast_to(flat, (B, blk.nthreads))
     bad = None if bad is None else np.broadcast_to(bad, (B, blk.nthreads))
     run = lanes if bad is None else lanes.without(bad)
+    if kind == "atomic" and B > 1:
+        return _atomic_per_block(blk, c, lanes, run, arr, flat, value, op, compare, site, tables_too)
     if run.all:  # every lane of every block: the lanes in serial order are a reshape
         b, t = np.arange(B)[:, None], np.arange(blk.nthreads, dtype=np.int32)[None, :]
         key = (b * arr.size + flat).reshape(-1)
@@ -485,9 +504,8 @@ def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, 
     if op == "cas":
         cmp = per_thread(np.asarray(compare, dtype=arr.dtype), B, blk.nthreads, site, "compare")[b, t]
     if run.all:  # b and t broadcast: the lanes' values are the arrays themselves, in order
-        grouped = atomics.by_element_per_block(flat, arr.size) if B > 1 else None
         old = atomics.apply(data, key, np.broadcast_to(values, flat.shape).reshape(-1), op,
-                            None if cmp is None else cmp.reshape(-1), grouped)
+                            None if cmp is None else cmp.reshape(-1))
     else:
         old = atomics.apply(data, key, values[b, t], op, cmp)
     if tables_too:
