@@ -23,7 +23,8 @@ shared machine); peak memory of one launch is measured with tracemalloc.
 
 Twins: every kernel with a bounds guard also runs on a grid padded by one block per axis
 (the extra blocks masked off, as the OLCF transpose exercise launches 129 × 129 blocks for
-4096² / 32), timed the same way. Kernels without a guard cannot run padded (the extra blocks
+4096² / 32), timed the same way, the two grids taking turns so that both meet the machine
+in the same state. Kernels without a guard cannot run padded (the extra blocks
 would read out of bounds: memcheck stops them, as it should), and a grid-stride loop gives an
 extra block real work, so neither has a twin; the table says which.
 
@@ -390,6 +391,20 @@ def best(run, make_args, repeat):
     return min(times)
 
 
+def best_of_pair(run_a, make_a, run_b, make_b, repeat):
+    """``best`` of two runs that take turns, a then b, ``repeat`` times: a twin and its exact
+    grid meet the same state of the machine (on a shared 2-core machine its speed drifts by
+    tens of percent over a minute, which timing one after the other turns into a ratio)."""
+    times_a, times_b = [], []
+    for _ in range(repeat):
+        for run, make, times in ((run_a, make_a, times_a), (run_b, make_b, times_b)):
+            args = make()
+            t = time.process_time()
+            run(args)
+            times.append(time.process_time() - t)
+    return min(times_a), min(times_b)
+
+
 def peak_bytes(run, make_args) -> int:
     args = make_args()
     tracemalloc.start()
@@ -473,21 +488,24 @@ def main(argv=None) -> int:
         a = c.args(c.grid)
         flo(a)
         check(c.result(a), want, c, "floor against the idiom")
-        ts = best(sim, lambda: c.args(c.grid), args.repeat)
-        tf = best(flo, lambda: c.args(c.grid), args.repeat)
-        ti = best(lambda _: c.idiom(), lambda: None, args.repeat)
-        peak = peak_bytes(sim, lambda: c.args(c.grid))
         tp = tfp = None
         if c.twin is None:
             pad = sim_runner(c, c.padded)
             a = c.args(c.padded)
             pad(a)
             check(c.result(a), want, c, "padded twin against the idiom")
-            tp = best(pad, lambda: c.args(c.padded), args.repeat)
-            peak = max(peak, peak_bytes(pad, lambda: c.args(c.padded)))
+            ts, tp = best_of_pair(sim, lambda: c.args(c.grid), pad, lambda: c.args(c.padded), args.repeat)
             # The kernel's own arithmetic runs on the extra blocks' lanes too: the floor's twin
             # is what padding costs before the simulator does anything.
-            tfp = best(floor_runner(c, c.padded), lambda: c.args(c.padded), args.repeat)
+            tf, tfp = best_of_pair(flo, lambda: c.args(c.grid), floor_runner(c, c.padded), lambda: c.args(c.padded),
+                                   args.repeat)
+        else:
+            ts = best(sim, lambda: c.args(c.grid), args.repeat)
+            tf = best(flo, lambda: c.args(c.grid), args.repeat)
+        ti = best(lambda _: c.idiom(), lambda: None, args.repeat)
+        peak = peak_bytes(sim, lambda: c.args(c.grid))
+        if c.twin is None:
+            peak = max(peak, peak_bytes(pad, lambda: c.args(c.padded)))
         rows.append((c, ts, tf, ti, peak, tp, tfp))
         twin = f"{fmt_t(tp)} {tp / ts:5.2f}× {tfp / tf:9.2f}×" if tp is not None else f"{'—':>10} {'':>6} {'':>10}"
         print(f"{c.name:44} {c.family:12} {fmt_t(ts)} {fmt_t(tf)} {fmt_t(ti)} {ts / tf:8.1f}× {ts / ti:8.1f}× "
