@@ -183,3 +183,20 @@ def test_a_shared_index_halved_in_place_between_two_stores_is_counted_afresh(run
     stores = [c.shared_wavefronts for s, c in sorted(stats.by_site.items(), key=lambda sc: sc[0].lineno)
               if "blk.store(s," in s.source]
     assert stores == [2, 1]
+
+
+@pytest.mark.parametrize("run", ENGINES)
+@pytest.mark.parametrize("per_block", [False, True], ids=["same in every block", "per block"])
+def test_a_condition_written_after_its_branch_leaves_the_branch_as_it_was(run, per_block):
+    # c = tx < 16; if (c) …: the kernel may reuse its condition array afterwards. The branch
+    # took lanes 0-15 of each block, whatever c holds by the time the store runs.
+    def kernel(blk, out):
+        c = np.asarray(blk.tx < 16) if not per_block else np.asarray(blk.tx + 0 * blk.bx < 16)
+        m = blk.branch(c)
+        c[...] = True
+        blk.store(out, blk.bx * blk.bdx + blk.tx, np.int32(1), mask=m)
+
+    out = np.zeros(64, np.int32)
+    stats = run(kernel, grid=2, block=32, args=(out,))
+    np.testing.assert_array_equal(out, np.tile(np.repeat([1, 0], 16), 2))
+    assert stats.totals.active_lanes == 2 * 32 + 2 * 16  # the branch, then the store

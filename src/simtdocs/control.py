@@ -33,11 +33,12 @@ def branch(blk, site, c, lanes, cond):
     if uniform:
         one = lanes.single()
         cond = per_thread(cond, 1, blk.nthreads, site, "condition")
-        taken, stays = (cond, ~cond) if one.all else (cond & one.mask, ~cond & one.mask)
+        taken, stays = (cond.copy(), ~cond) if one.all else (cond & one.mask, ~cond & one.mask)
     else:
         one = lanes
         cond = per_thread(cond, blk.nblocks, blk.nthreads, site, "condition")
-        taken, stays = (cond, ~cond) if lanes.all else (cond & lanes.mask, ~cond & lanes.mask)
+        taken, stays = (cond.copy(), ~cond) if lanes.all else (cond & lanes.mask, ~cond & lanes.mask)
+    # (``taken`` is never the kernel's own array: it may write into it after the branch.)
     c.branches += blk._issue(c, lanes)
     # Divergent: some active lane goes each way.
     divergent = warp_any(lanes.geo.rows(taken, False)) & warp_any(lanes.geo.rows(stays, False))

@@ -199,11 +199,14 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None
         out = np.empty(shape, array.dtype)
         _copy(out.reshape(view.shape), view, view)
         return lanes.cleared(out)
-    values = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value", shape[2:])
+    if box is not None and lane is None and np.shape(value) == view.shape:
+        values = value  # the caller's values for the box, shaped as the view already
+    else:
+        values = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value", shape[2:])
     if lane is not None:
         view[...] = values[:, lane].reshape(view.shape)
     elif lanes.all:
-        _copy(view, np.ascontiguousarray(values).reshape(view.shape), view)
+        _copy(view, values if values.shape == view.shape else np.ascontiguousarray(values).reshape(view.shape), view)
     else:
         keep = lanes.mask.reshape(view.shape[:len(view.shape) - len(shape) + 2])
         np.copyto(view, values.reshape(view.shape), where=keep[..., None] if width > 1 else keep)
@@ -366,8 +369,10 @@ def _one_box(blk, site, c, lanes, kind, array, form, width, value, base, active,
     into = None
     if kind == "read":  # the box's part of ``out``, shaped as the view
         into = out.reshape(pass_shape + view.shape[3:])[z0:z1, y0:y1, x0:x1]
+    else:  # and of the values: a view of them, not a copy
+        value = value.reshape(pass_shape + value.shape[1:])[z0:z1, y0:y1, x0:x1].reshape(view.shape)
     got = strided(_Blocks(blk, int(ids[0]), ids.size), site, c, part, kind, array, form, width,
-                  None if value is None else value[at], base, box=(view, ids), into=into)
+                  value, base, box=(view, ids), into=into)
     if got is NotImplemented:
         return NotImplemented
     if kind == "read" and got is not into:

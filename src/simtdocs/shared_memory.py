@@ -360,32 +360,51 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
     else:  # the pattern's lanes go with its blocks
         spans = one.remember("spans", lambda: _spans(active))
     scattered = spans is None
+    holes = None
     if scattered:
         data, spans = arr.data[active], [(0, active.size)]
     else:
         data = arr.data
+        if len(spans) > 1:
+            # A few blocks between the runs (the last column of a padded grid): move the
+            # whole range at once and put those blocks' rows back.
+            holes = one.remember("holes", lambda: _holes(active))
+            if holes.size * 4 <= spans[-1][1] - spans[0][0]:
+                spans = [(spans[0][0], spans[-1][1])]
+            else:
+                holes = None
     if kind == "read":
         if out is None and not (active is None and run.all):
             out = np.zeros((B, T) + extra, arr.dtype)
         into = out[active] if scattered else out
+        kept = None if holes is None else into[holes]
         lo, hi = spans[0][0], spans[-1][1]  # one gather from the first run to the last
-        if isinstance(cols, slice):
+        if isinstance(cols, slice) and into is not None:  # a view of the data: straight into the result
+            for a, b in spans:
+                into[a:b, lanes_at] = data[a:b, cols].reshape((b - a, -1) + extra)
+            got = None
+        elif isinstance(cols, slice):
             got = data[lo:hi, cols].copy()  # a slice is a view: the value must not change with memory
         elif isinstance(cols, _Grid):
             got = cols.view(data[lo:hi]).copy()
         else:
             got = np.take(data[lo:hi], cols, axis=1)
-        got = got.reshape((hi - lo, -1) + extra)
         if into is None:
-            return got
-        for a, b in spans:
-            into[a:b, lanes_at] = got[a - lo:b - lo]
+            return got.reshape((hi - lo, -1) + extra)
+        if got is not None:
+            got = got.reshape((hi - lo, -1) + extra)
+            for a, b in spans:
+                into[a:b, lanes_at] = got[a - lo:b - lo]
+        if holes is not None:
+            into[holes] = kept
         if scattered:
             out[active] = into
         return out
     values = per_thread(np.asarray(value, dtype=arr.dtype), B, T, site, "value", extra)
     if scattered:
         values = values[active]
+    if holes is not None:
+        kept = data[holes]
     if isinstance(cols, _Grid):
         for a, b in spans:
             cols.view(data[a:b])[...] = values[a:b, lanes_at].reshape(b - a, cols.rows, cols.cols)
@@ -395,6 +414,8 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
             new = values[a:b, lanes_at].reshape(b - a, -1)
             # repeated elements: the later lane's value stays, as numpy leaves it
             data[a:b, cols] = new if inverse is None else np.take(new, inverse, axis=1)
+    if holes is not None:
+        data[holes] = kept
     if scattered:
         arr.data[active] = data
     return None
@@ -415,6 +436,13 @@ def _atomic_per_block(blk, c, lanes, run, arr: Shared, flat, value, op, compare,
         arr.written[grouped[1]] = True
     atomics.count(c, lanes, distinct_per_warp(lanes.geo.rows(flat), lanes.row_mask))
     return run.cleared(old.reshape(B, T))
+
+
+def _holes(active: np.ndarray) -> np.ndarray:
+    """The blocks between the first and the last of ``active`` (ascending) that are not in it."""
+    missing = np.ones(int(active[-1]) - int(active[0]) + 1, bool)
+    missing[active - active[0]] = False
+    return int(active[0]) + np.flatnonzero(missing)
 
 
 def _ways(patterns, B: int) -> np.ndarray:
