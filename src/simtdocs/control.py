@@ -11,7 +11,7 @@ import numpy as np
 
 from .diagnostics import divergent_barrier
 from .indexing import one_row, per_thread
-from .threads import WARP_SIZE, Lanes, branch_mask, warp_any, warp_bits
+from .threads import WARP_SIZE, Lanes, branch_mask, warp_all, warp_any, warp_bits
 
 
 def branch(blk, site, c, lanes, cond):
@@ -31,24 +31,45 @@ def branch(blk, site, c, lanes, cond):
     cond = one_row(cond)
     uniform = lanes.uniform and (cond.ndim < 2 or cond.shape[0] == 1)
     if uniform:
-        one = lanes.single()
+        reach = lanes.single().mask
         cond = per_thread(cond, 1, blk.nthreads, site, "condition")
-        taken, stays = (cond.copy(), ~cond) if one.all else (cond & one.mask, ~cond & one.mask)
     else:
-        one = lanes
+        reach = lanes.mask
         cond = per_thread(cond, blk.nblocks, blk.nthreads, site, "condition")
-        taken, stays = (cond.copy(), ~cond) if lanes.all else (cond & lanes.mask, ~cond & lanes.mask)
-    # (``taken`` is never the kernel's own array: it may write into it after the branch.)
+    # ``taken`` is never the kernel's own array: it may write into it after the branch.
+    taken = cond.copy() if reach is None else cond & reach
     c.branches += blk._issue(c, lanes)
     # Divergent: some active lane goes each way.
-    divergent = warp_any(lanes.geo.rows(taken, False)) & warp_any(lanes.geo.rows(stays, False))
+    geo = lanes.geo
+    rows = geo.rows(taken, False)
+    if reach is None and not geo.ragged:  # every lane reaches it: some take it, not all
+        every = warp_all(rows)
+        divergent = warp_any(rows) & ~every
+        everyone = bool(every.all())
+    else:
+        divergent = warp_any(rows) & warp_any(geo.rows(~cond if reach is None else ~cond & reach, False))
+        everyone = bool(taken.all())
     c.divergent_branches += int(np.count_nonzero(divergent)) * (blk.nblocks if uniform else 1)
     # One row per block even when every block agrees: the kernel owns the mask and may narrow
     # it in place with values that differ between blocks (m &= v > 0). The instructions
     # under it take the lanes it remembers, until such a write.
     taken = np.broadcast_to(taken, (blk.nblocks, blk.nthreads))  # a uniform one stays a broadcast row
-    lanes = blk._all if taken.all() else Lanes(lanes.geo, blk.first, blk.nblocks, taken)
-    return branch_mask(taken.copy(), lanes)
+    return branch_mask(taken.copy(), blk._all if everyone else _lanes_taking(blk, taken))
+
+
+def _lanes_taking(blk, taken: np.ndarray) -> Lanes:
+    """``Lanes`` for the (B, T) mask ``taken``: those of the pass's previous branch when it took
+    the very same lanes (a guard the kernel tests again before each statement, as the
+    per-thread dialect does for every ``if``), with all they have worked out since."""
+    memo = blk._branch_memo
+    if memo is not None:
+        before, lanes = memo
+        rows = 1 if taken.strides[0] == 0 and before.strides[0] == 0 else None  # both one row: compare one
+        if np.array_equal(before[:rows], taken[:rows]):
+            return lanes
+    lanes = Lanes(blk._geo, blk.first, blk.nblocks, taken)
+    blk._branch_memo = (taken, lanes)
+    return lanes
 
 
 def sync(blk, site, c, lanes) -> None:

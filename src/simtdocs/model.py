@@ -71,6 +71,7 @@ class Block:
         self._contiguous_memo = None
         self._lanes_memo = None
         self._wavefronts_memo = None
+        self._branch_memo = None
         self._all = Lanes(geo, first, count, None)
 
     # The indices are made on first use, each pass its own copy: a kernel may write into
