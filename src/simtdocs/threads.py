@@ -289,7 +289,7 @@ class Lanes:
 
     def keep(self, size: int) -> np.ndarray:
         """(B, T) unsigned integers of ``size`` bytes: all ones on the lanes that run, 0 elsewhere."""
-        return self.remember(("keep", size), lambda: np.negative(self.mask.view(np.uint8).astype(f"u{size}")))
+        return self.remember(("keep", size), lambda: np.negative(self.mask.view(np.uint8).astype(f"u{size}", order="C")))
 
     @functools.cached_property
     def idle(self) -> np.ndarray:

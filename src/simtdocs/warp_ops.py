@@ -52,13 +52,46 @@ def shuffle(blk, site, c, lanes, value, source_lane, name: str):
         raise inactive_source(name, site, lanes.block_of(b), threads, sources)
     c.shuffles += blk._issue(c, lanes)
     if alike:
-        out = np.take(v, src[0], axis=1)
+        out = _gather_lanes(v, src[0])
     else:
         idx = src.reshape(src.shape + (1,) * (v.ndim - 2))
         out = np.take_along_axis(v, np.broadcast_to(idx, src.shape + v.shape[2:]), axis=1)
     if not lanes.all:
-        out = np.where(lanes.mask.reshape(lanes.mask.shape + (1,) * (v.ndim - 2)), out, v)
+        out = _blend(lanes, out, v)
     return out
+
+
+def _gather_lanes(v: np.ndarray, src: np.ndarray) -> np.ndarray:
+    """``v[:, src]`` for every block: thread t takes the value of thread ``src[t]``. When each
+    warp reads its own lanes the same way in a few runs of consecutive lanes (a shift by a
+    constant delta: two runs), the warps' rows move as those runs, by slices."""
+    T = v.shape[1]
+    if T % WARP_SIZE == 0:
+        W = T // WARP_SIZE
+        pattern = src.reshape(W, WARP_SIZE) - WARP_SIZE * np.arange(W)[:, None]
+        p = pattern[0]
+        cuts = np.flatnonzero(np.diff(p) != 1) + 1
+        if cuts.size < 4 and p.min() >= 0 and p.max() < WARP_SIZE and (pattern == p).all():
+            out = np.empty_like(v)
+            rows, into = (a.reshape((a.shape[0], W, WARP_SIZE) + a.shape[2:]) for a in (v, out))
+            for a, b in zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [WARP_SIZE]])):
+                into[:, :, a:b] = rows[:, :, p[a]:p[a] + b - a]
+            return out
+    return np.take(v, src, axis=1)
+
+
+def _blend(lanes, out: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``out`` on the active lanes, ``v`` on the others. Numbers are blended bit by bit with
+    the lanes' all-ones mask: ``np.where`` branches on every lane, which a mask no predictor
+    can guess makes many times slower."""
+    size = v.dtype.itemsize
+    if v.dtype.kind in "biuf" and size in (1, 2, 4, 8) and v.dtype == out.dtype and v.ndim == 2:
+        keep = lanes.keep(size)
+        bits, old = out.view(f"u{size}"), np.ascontiguousarray(v).view(f"u{size}")
+        np.bitwise_and(bits, keep, out=bits)
+        bits |= old & ~keep
+        return out
+    return np.where(lanes.mask.reshape(lanes.mask.shape + (1,) * (v.ndim - 2)), out, v)
 
 
 def vote(blk, site, c, lanes, pred, how: str):
