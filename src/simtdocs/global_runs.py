@@ -133,6 +133,20 @@ def contiguous(blk, site, c, lanes, kind, array, start, step, width, value, base
     # The active lanes as one run lo..hi (every lane between them active: a ragged tail, a
     # guard like i < n) are moved by slices alone; other masks pick their lanes.
     dense = lanes.all or hi < lo or lanes.count == hi - lo + 1
+    few = None if dense or width > 1 or step < 0 else lanes.remember("few", lambda: _few_lanes(lanes))
+    if few is not None:
+        # The same few lanes of every block (a halo's first threads): one strided view of
+        # exactly their elements, each inside the array as the span's ends are.
+        T, size = blk.nthreads, array.dtype.itemsize
+        view = np.ndarray((blk.nblocks, len(range(T)[few])), array.dtype,
+                          buffer=mem if kind == "read" else blk._L.writable(array).reshape(-1),
+                          offset=(start + few.start * step) * size, strides=(T * step * size, few.step * step * size))
+        if kind == "read":
+            out = np.zeros(shape, array.dtype)
+            out[:, few] = view
+            return out
+        view[...] = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, T, site, "value")[:, few]
+        return None
     if dense and not lanes.all:
         g0, g1 = max(g0, lo), min(g1, hi + 1)
     g1 = max(g0, g1)
@@ -151,6 +165,20 @@ def contiguous(blk, site, c, lanes, kind, array, start, step, width, value, base
         keep = lanes.mask.reshape(-1)[g0:g1]
         np.copyto(target, values[g0 * width:g1 * width], where=np.repeat(keep, width) if width > 1 else keep)
     return None
+
+
+def _few_lanes(lanes) -> slice | None:
+    """The active lanes as a slice of the threads, when every block has the same ones, no more
+    than half of them, one step apart (else None)."""
+    if lanes.one is None:
+        return None
+    t = np.flatnonzero(lanes.one[0])
+    if t.size == 0 or 2 * t.size > lanes.geo.threads:
+        return None
+    step = int(t[1] - t[0]) if t.size > 1 else 1
+    if step < 1 or not np.array_equal(t, t[0] + step * np.arange(t.size)):
+        return None
+    return slice(int(t[0]), int(t[-1]) + 1, step)
 
 
 def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None, into=None):
