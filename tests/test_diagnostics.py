@@ -70,3 +70,21 @@ def test_a_strided_argument_is_named(run):
         run(copy, grid=1, block=32, args=(np.zeros(32), np.zeros((32, 2))[:, 0]))
     with pytest.raises(TypeError, match=r"global memory must be a numpy array, but a is a list"):
         run(copy, grid=1, block=32, args=([0.0] * 32, np.zeros(32)))
+
+
+@pytest.mark.parametrize("run", ENGINES)
+@pytest.mark.parametrize("kind", ["load", "store"])
+def test_the_last_lane_of_a_halo_past_the_end_is_reported(run, kind):
+    # Lanes 0 and 5 of every block (the same few in each) step through a; lane 5 of the last
+    # block is one element past its end. Only the last active lane of the pass is outside.
+    def halo(blk, a):
+        i = blk.bx * blk.bdx + blk.tx
+        m = (blk.tx == 0) | (blk.tx == 5)
+        if kind == "load":
+            blk.load(a, i, mask=m)
+        else:
+            blk.store(a, i, np.float32(1), mask=m)
+
+    with pytest.raises(MemcheckError) as e:
+        run(halo, grid=4, block=8, args=(np.zeros(29, np.float32),))
+    assert "by thread (5,0,0) in block (3,0,0)" in str(e.value)

@@ -248,6 +248,9 @@ class Lanes:
         n = self.blocks * self.geo.threads
         if self.mask is None:
             return 0, n - 1
+        if self.one is not None and self.blocks > 1:  # the same lanes in every block: the first and last block's
+            t = np.flatnonzero(self.one[0])
+            return (int(t[0]), n - self.geo.threads + int(t[-1])) if t.size else (0, -1)
         flat = np.ascontiguousarray(self.mask).reshape(-1)
         if not flat.any():
             return 0, -1
