@@ -343,7 +343,7 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
                 first = Lanes(one.geo, blk.first + int(blocks[0]), 1, run.mask)
                 _uninitialized(arr, site, first, int(np.argmax(unwritten)) // width,
                                int(key[np.argmax(unwritten)]), lane_bytes)
-        if "racecheck" in tools:
+        if "racecheck" in tools and not racecheck.owned_access(blk, arr, site, kind, key, thread):
             racecheck.hazards(blk, arr, site, kind, key, warp, lane, blocks)
         if kind == "write":
             arr.written[key] = True
