@@ -8,6 +8,8 @@ thread may hold any index, as in CUDA where the guarded load never happens.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import diagnostics
@@ -41,21 +43,25 @@ def one_row(values):
     return values
 
 
-def _as_int64(i, lanes: Lanes, site: Site, what: str) -> np.ndarray:
+def _index_part(i, lanes: Lanes, site: Site, what: str) -> np.ndarray:
+    """One part of an index as the kernel made it (an integer array that fits the pass), not
+    yet broadcast: an index shared by every block (``blk.tx``) stays one row."""
     v = np.asarray(i)
     if v.dtype.kind not in "iu":
         raise TypeError(f"{site}: {what} must be an integer array, got dtype {v.dtype}")
-    # Widen before broadcasting: an index shared by every block (blk.tx) stays one row.
-    return per_thread(v.astype(np.int64, copy=False), lanes.blocks, lanes.geo.threads, site, what)
+    per_thread(v, lanes.blocks, lanes.geo.threads, site, what)  # the shape's check
+    return v
 
 
 def out_of_bounds(v: np.ndarray, n: int, lanes: Lanes) -> np.ndarray | None:
-    """The active lanes of ``v`` outside [0, n), as a (B, T) mask; None when there are none."""
+    """The active lanes of ``v`` (any shape that broadcasts to the pass) outside [0, n), as a
+    (B, T) mask; None when there are none."""
     if v.size == 0 or (v.min() >= 0 and v.max() < n):  # the usual case, masked or not
         return None
+    outside = np.broadcast_to((v < 0) | (v >= n), (lanes.blocks, lanes.geo.threads))
     if lanes.all:
-        return (v < 0) | (v >= n)
-    bad = ((v < 0) | (v >= n)) & lanes.mask
+        return outside
+    bad = outside & lanes.mask
     return bad if bad.any() else None
 
 
@@ -64,21 +70,22 @@ def flat_index(name: str, shape, index, lanes: Lanes, width: int, site: Site):
 
     Returns ``(flat, bad, report)``: ``bad`` is None or the mask of active lanes out of
     bounds, and ``report(space, verb, itemsize)`` raises the memcheck error for them: the
-    first such thread, on the first axis where it is outside, in the reader's terms.
+    first such thread, on the first axis where it is outside, in the reader's terms. Each
+    part is checked in its own type and shape, and widened to int64 as it is combined, so
+    a row shared by every block is worked on once and an ``int16`` part never overflows.
     """
-    size = int(np.prod(shape))
+    size = math.prod(shape)
     if isinstance(index, tuple) and len(index) != len(shape):
         raise IndexError(f"{site}: {len(index)} indices for an array of {len(shape)} dimensions")
-    parts = index if isinstance(index, tuple) else (index,)
-    dtypes = [np.asarray(i).dtype for i in parts]
-    values = [_as_int64(i, lanes, site, "index") for i in parts]
+    parts = [_index_part(i, lanes, site, "index") for i in (index if isinstance(index, tuple) else (index,))]
     if isinstance(index, tuple):
-        checks = [(axis, v, n) for axis, (v, n) in enumerate(zip(values, shape))]
+        checks = [(axis, v, n) for axis, (v, n) in enumerate(zip(parts, shape))]
     else:
-        checks = [(None, values[0], size - (width - 1))]
-    flat = values[0]
-    for v, n in zip(values[1:], shape[1:]):
-        flat = flat * n + v
+        checks = [(None, parts[0], size - (width - 1))]
+    flat = parts[0].astype(np.int64, copy=False)
+    for v, n in zip(parts[1:], shape[1:]):
+        flat = np.add(np.multiply(flat, n, dtype=np.int64), v, dtype=np.int64)
+    flat = np.broadcast_to(flat, (lanes.blocks, lanes.geo.threads))
     bads = [(axis, out_of_bounds(v, n, lanes)) for axis, v, n in checks]
     bads = [(axis, b) for axis, b in bads if b is not None]
     if not bads and isinstance(index, tuple) and width > 1:
@@ -88,6 +95,8 @@ def flat_index(name: str, shape, index, lanes: Lanes, width: int, site: Site):
     bad = bads[0][1]
     for _, b in bads[1:]:
         bad = bad | b
+    dtypes = [v.dtype for v in parts]
+    values = [np.broadcast_to(v.astype(np.int64), flat.shape) for v in parts]
     return flat, bad, _reporter(name, shape, parts, dtypes, values, flat, bads, bad, lanes, width, site)
 
 
