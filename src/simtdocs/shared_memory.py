@@ -383,6 +383,14 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
             for a, b in spans:
                 into[a:b, lanes_at] = data[a:b, cols].reshape((b - a, -1) + extra)
             got = None
+        elif (into is not None and len(spans) == 1 and isinstance(lanes_at, slice) and lanes_at == slice(0, T, 1)
+              and not extra and isinstance(cols, (np.ndarray, _Grid))):  # every lane of a run of blocks: gathered in place
+            rows = into[lo:hi]
+            if isinstance(cols, _Grid):
+                np.copyto(rows.reshape(hi - lo, cols.rows, cols.cols), cols.view(data[lo:hi]))
+            else:
+                np.take(data[lo:hi], cols, axis=1, out=rows)
+            got = None
         elif isinstance(cols, slice):
             got = data[lo:hi, cols].copy()  # a slice is a view: the value must not change with memory
         elif isinstance(cols, _Grid):
