@@ -319,9 +319,11 @@ class Block:
 def _blocks_per_pass(grid, threads: int) -> int:
     """Blocks of one pass: about ``THREADS_PER_PASS`` threads, cut to whole rows of a 2-D grid
     (whole planes of a 3-D one) when that many fit, so that a pass is a box of blocks, which
-    strided accesses move through one view."""
+    strided accesses move through one view; the whole grid when it is at most an eighth more."""
     n = max(1, THREADS_PER_PASS // threads)
     gx, gy, gz = grid
+    if gx * gy * gz <= n + n // 8:  # a grid a little over one pass (padded by a block per axis): one pass
+        return gx * gy * gz
     for whole in (gx * gy if gz > 1 else 0, gx if gy * gz > 1 else 0):
         if whole and n >= whole:
             return n - n % whole
