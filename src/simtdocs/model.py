@@ -319,10 +319,14 @@ class Block:
 def _blocks_per_pass(grid, threads: int) -> int:
     """Blocks of one pass: about ``THREADS_PER_PASS`` threads, cut to whole rows of a 2-D grid
     (whole planes of a 3-D one) when that many fit, so that a pass is a box of blocks, which
-    strided accesses move through one view; the whole grid when it is at most an eighth more."""
+    strided accesses move through one view; a whole 2-D or 3-D grid when it is at most an eighth
+    more."""
     n = max(1, THREADS_PER_PASS // threads)
     gx, gy, gz = grid
-    if gx * gy * gz <= n + n // 8:  # a grid a little over one pass (padded by a block per axis): one pass
+    if gy * gz > 1 and gx * gy * gz <= n + n // 8:
+        # A 2-D or 3-D grid a little over one pass (padded by a block per axis): cut, it would
+        # leave a sliver of rows, each pass with the same idle column. A 1-D grid cut there
+        # leaves its idle tail alone in the second pass, and the first pass runs every lane.
         return gx * gy * gz
     for whole in (gx * gy if gz > 1 else 0, gx if gy * gz > 1 else 0):
         if whole and n >= whole:

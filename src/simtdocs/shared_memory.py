@@ -582,7 +582,7 @@ class _Grid:
         if step <= 0:
             return None
         breaks = np.flatnonzero(np.diff(index) != step)
-        cols = int(breaks[0]) + 1
+        cols = int(breaks[0]) + 1 if breaks.size else 0
         if cols < 2 or index.size % cols:
             return None
         rows = index.size // cols

@@ -72,7 +72,7 @@ def _gather_lanes(v: np.ndarray, src: np.ndarray) -> np.ndarray:
         p = pattern[0]
         cuts = np.flatnonzero(np.diff(p) != 1) + 1
         if cuts.size < 4 and p.min() >= 0 and p.max() < WARP_SIZE and (pattern == p).all():
-            out = np.empty_like(v)
+            out = np.empty(v.shape, v.dtype)  # C order, whatever v's strides: ``into`` must be a view
             rows, into = (a.reshape((a.shape[0], W, WARP_SIZE) + a.shape[2:]) for a in (v, out))
             for a, b in zip(np.concatenate([[0], cuts]), np.concatenate([cuts, [WARP_SIZE]])):
                 into[:, :, a:b] = rows[:, :, p[a]:p[a] + b - a]
