@@ -47,6 +47,13 @@ def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def _thread_index(name: str) -> functools.cached_property:
+    def made(blk):
+        return blk._geo.index(name)
+    made.__name__ = name
+    return functools.cached_property(made)
+
+
 class Block:
     """What a kernel sees: the threads of a batch of blocks, and the calls that count.
 
@@ -76,29 +83,7 @@ class Block:
 
     # The indices are made on first use, each pass its own copy: a kernel may write into
     # them (``t = blk.tx; t += 1``), and most kernels read only two or three of the nine.
-    @functools.cached_property
-    def tx(self):
-        return self._geo.index("tx")
-
-    @functools.cached_property
-    def ty(self):
-        return self._geo.index("ty")
-
-    @functools.cached_property
-    def tz(self):
-        return self._geo.index("tz")
-
-    @functools.cached_property
-    def tid(self):
-        return self._geo.index("tid")
-
-    @functools.cached_property
-    def lane(self):
-        return self._geo.index("lane")
-
-    @functools.cached_property
-    def warp(self):
-        return self._geo.index("warp")
+    tx, ty, tz, tid, lane, warp = (_thread_index(name) for name in ("tx", "ty", "tz", "tid", "lane", "warp"))
 
     @functools.cached_property
     def bx(self):
