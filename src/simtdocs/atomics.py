@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .threads import idle_ones
+
 OPS = ("add", "max", "min", "exch", "cas")
 
 
@@ -117,7 +119,7 @@ def by_element_per_block(elements: np.ndarray, size: int, active: np.ndarray | N
     wide = np.uint64 if size << bits >= (1 << 32) - 1 else np.uint32
     packed = (elements.astype(wide) << wide(bits)) | np.arange(T, dtype=wide)  # element, then lane
     if active is not None:  # an idle lane becomes all ones: the end of its block's row
-        packed |= np.subtract(active.view(np.uint8), np.uint8(1), dtype=wide)
+        packed |= idle_ones(active, wide)
     ordered = np.sort(packed, axis=1)
     element, lane = (ordered >> wide(bits)).astype(np.int64), (ordered & wide((1 << bits) - 1)).astype(np.int64)
     order = (lane + (np.arange(B) * T)[:, None]).reshape(-1)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import affine
-from .indexing import per_thread
+from .indexing import as_slice, per_thread
 from .memory import SECTOR_BYTES, distinct_per_warp, sector_of
 from .threads import WARP_SIZE, Lanes
 
@@ -175,10 +175,8 @@ def _few_lanes(lanes) -> slice | None:
     t = np.flatnonzero(lanes.one[0])
     if t.size == 0 or 2 * t.size > lanes.geo.threads:
         return None
-    step = int(t[1] - t[0]) if t.size > 1 else 1
-    if step < 1 or not np.array_equal(t, t[0] + step * np.arange(t.size)):
-        return None
-    return slice(int(t[0]), int(t[-1]) + 1, step)
+    few = as_slice(t)
+    return few if isinstance(few, slice) else None
 
 
 def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None, into=None):

@@ -43,6 +43,18 @@ def one_row(values):
     return values
 
 
+def as_slice(index: np.ndarray):
+    """``index`` (1-D) as a slice when it is an ascending run with one step (consecutive
+    elements, or every 2nd, 4th, … as a tree reduction's active lanes), else as it is: numpy
+    moves data by slices far faster than by an index array."""
+    if index.size < 2:
+        return slice(int(index[0]), int(index[0]) + 1, 1) if index.size else index
+    step = int(index[1]) - int(index[0])
+    if step > 0 and index[-1] - index[0] == step * (index.size - 1) and (np.diff(index) == step).all():
+        return slice(int(index[0]), int(index[-1]) + 1, step)
+    return index
+
+
 def _index_part(i, lanes: Lanes, site: Site, what: str) -> np.ndarray:
     """One part of an index as the kernel made it (an integer array that fits the pass), not
     yet broadcast: an index shared by every block (``blk.tx``) stays one row."""

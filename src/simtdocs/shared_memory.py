@@ -13,7 +13,7 @@ import numpy as np
 from . import atomics, diagnostics, racecheck
 from .diagnostics import LaunchError, index_text
 from .global_memory import LANE_BYTES
-from .indexing import flat_index, one_row, per_thread
+from .indexing import as_slice, flat_index, one_row, per_thread
 from .threads import Lanes
 from .memory import distinct_per_warp, phases, wavefronts
 
@@ -349,7 +349,7 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
             arr.written[key] = True
     if not move:
         return None
-    cols, lanes_at = _run(elements), _run(t)
+    cols, lanes_at = as_slice(elements), as_slice(t)
     if width == 1 and isinstance(cols, np.ndarray):
         cols = _Grid.of(cols) or cols
     # The blocks' rows of data move a run of consecutive blocks at a time, by slices (numpy
@@ -554,18 +554,6 @@ def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, 
     return out
 
 
-def _run(index: np.ndarray):
-    """``index`` as a slice when it is an ascending run with one step (consecutive elements, or
-    every 2nd, 4th, … as a tree reduction's active lanes): numpy moves data by slices far
-    faster than by an index array."""
-    if index.size < 2:
-        return slice(int(index[0]), int(index[0]) + 1) if index.size else index
-    step = int(index[1]) - int(index[0])
-    if step > 0 and index[-1] - index[0] == step * (index.size - 1) and (np.diff(index) == step).all():
-        return slice(int(index[0]), int(index[-1]) + 1, step)
-    return index
-
-
 class _Grid:
     """Elements ``start + i·row_step + j·step`` (i < rows, j < cols), in that order: a tile's rows
     as lanes ``s[ty][tx + k]`` reach them. Rows do not overlap, so no element comes twice."""
@@ -577,7 +565,7 @@ class _Grid:
 
     @classmethod
     def of(cls, index: np.ndarray) -> "_Grid | None":
-        """``index`` (not one run: ``_run`` tried) as a grid of runs, else None."""
+        """``index`` (not one run: ``as_slice`` tried) as a grid of runs, else None."""
         step = int(index[1]) - int(index[0]) if index.size > 2 else 0
         if step <= 0:
             return None

@@ -107,6 +107,14 @@ def warp_any(rows: np.ndarray) -> np.ndarray:
     return (w[:, 0] | w[:, 1] | w[:, 2] | w[:, 3]) != 0
 
 
+def idle_ones(active: np.ndarray, dtype) -> np.ndarray:
+    """All ones (in unsigned ``dtype``) on the lanes ``active`` leaves out, 0 on the others:
+    1 − 1 and 0 − 1, wrapping. OR-ed or AND-ed with lane values it marks or clears the idle
+    lanes without a branch per lane, which a mask no predictor can guess (a sparse matrix's
+    rows ending anywhere) makes ``np.where`` and boolean assignment many times slower for."""
+    return np.subtract(active.view(np.uint8), np.uint8(1), dtype=dtype, order="C")
+
+
 def warp_all(rows: np.ndarray) -> np.ndarray:
     """(R, 32) bools as (R,): whether every lane of the warp is true (``warp_any``'s way)."""
     if rows.shape[1] != WARP_SIZE:
@@ -275,10 +283,8 @@ class Lanes:
 
     def cleared(self, values: np.ndarray) -> np.ndarray:
         """``where(values)`` in place, for a fresh array the caller owns (a load's result).
-
-        Numbers are cleared bit by bit: AND with all ones on the lanes that run and zeros on the
-        others leaves a 0 (+0.0) there. A mask that no branch predictor can guess (a sparse
-        matrix's rows ending at random) makes ``values[idle] = 0`` some twenty times slower."""
+        Numbers are cleared bit by bit (AND with ``keep``: a 0, +0.0 for floats, on the idle
+        lanes)."""
         if self.mask is None:
             return values
         size = values.dtype.itemsize
@@ -292,7 +298,7 @@ class Lanes:
 
     def keep(self, size: int) -> np.ndarray:
         """(B, T) unsigned integers of ``size`` bytes: all ones on the lanes that run, 0 elsewhere."""
-        return self.remember(("keep", size), lambda: np.negative(self.mask.view(np.uint8).astype(f"u{size}", order="C")))
+        return self.remember(("keep", size), lambda: np.invert(idle_ones(self.mask, f"u{size}")))
 
     @functools.cached_property
     def idle(self) -> np.ndarray:

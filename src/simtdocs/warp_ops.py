@@ -81,9 +81,8 @@ def _gather_lanes(v: np.ndarray, src: np.ndarray) -> np.ndarray:
 
 
 def _blend(lanes, out: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """``out`` on the active lanes, ``v`` on the others. Numbers are blended bit by bit with
-    the lanes' all-ones mask: ``np.where`` branches on every lane, which a mask no predictor
-    can guess makes many times slower."""
+    """``out`` on the active lanes, ``v`` on the others; numbers bit by bit with the lanes'
+    ``keep`` mask (``threads.idle_ones``: no branch per lane)."""
     size = v.dtype.itemsize
     if v.dtype.kind in "biuf" and size in (1, 2, 4, 8) and v.dtype == out.dtype and v.ndim == 2:
         keep = lanes.keep(size)
