@@ -92,7 +92,7 @@ def extent_of(grid, block):
 #: Multipliers: small ones, and large ones that make int32 (and, chained, int64) overflow.
 MULS = (-3, -2, -1, 0, 1, 2, 3, 5, 1000, 1 << 16, 1 << 20, -(1 << 19))
 STEPS = ("add", "sub", "mul", "rmul", "neg", "pos", "add_int", "rsub_int", "add_np64", "rsub_np64", "mul_np64",
-         "add_0d")
+         "add_0d", "as_int64", "as_uint64", "as_uint32", "as_int16", "as_uint8", "as_float64")
 
 #: What a form cannot follow: each must give an array without one (and numpy's own values).
 BREAKERS = {
@@ -104,7 +104,8 @@ BREAKERS = {
     "plus a plain view": lambda x, o: x + np.asarray(o),
     "float multiply": lambda x, o: x * 2.5,
     "integral float multiply": lambda x, o: x * 2.0,
-    "astype": lambda x, o: x.astype(np.int64),
+    "astype float": lambda x, o: x.astype(np.float64),
+    "astype bool": lambda x, o: x.astype(bool),
     "slice": lambda x, o: x[:, :],
     "ellipsis view": lambda x, o: x[...],
     "view": lambda x, o: x.view(),
@@ -133,6 +134,9 @@ def _apply(op, x, other, c):
         "rsub_np64": lambda: (np.int64(c) - x[0], _lin(x[1], -1, (c, (0,) * 6), 1)),
         "mul_np64": lambda: (x[0] * np.int64(k), _lin(x[1], k)),
         "add_0d": lambda: (x[0] + np.array(c), _lin(x[1], 1, (c, (0,) * 6), 1)),
+        # A cast keeps the numbers where the new type holds them all (else numpy wraps them).
+        **{f"as_{t}": (lambda t=t: (x[0].astype(t), x[1])) for t in ("int64", "uint64", "uint32", "int16", "uint8",
+                                                                     "float64")},
     }[op]()
 
 
@@ -183,7 +187,13 @@ def test_forms_follow_numpy_exactly(program):
         assert x.form == Form(model[0], model[1], extent)
         assert_form_describes(x)
     for op, i, j, c in steps:
-        y, model = _apply(op, pool[i % len(pool)], pool[j % len(pool)], c)
+        try:
+            y, model = _apply(op, pool[i % len(pool)], pool[j % len(pool)], c)
+        except OverflowError:  # numpy's own refusal (a negative Python int with an unsigned array)
+            plain = lambda p: (np.asarray(p[0]), p[1])
+            with pytest.raises(OverflowError):
+                _apply(op, plain(pool[i % len(pool)]), plain(pool[j % len(pool)]), c)
+            continue
         y_dtype = np.asarray(y).dtype
         if model is not None and _fits(model, extent, y_dtype):
             assert affine.form_of(y) == Form(model[0], model[1], extent), (op, y_dtype)

@@ -11,7 +11,8 @@ apart, and moves its data through a strided view instead of element by element.
 The values are always numpy's own; a form only describes them, and the simulator never
 trusts one it cannot prove. It is dropped by anything it cannot follow (``//``, ``%``,
 ``np.where``, a mix with loaded data), whenever its range might not fit the dtype (numpy
-would wrap around), and by any write into the array. Writes work as usual from Python
+would wrap around; a cast to an integer type that holds the range keeps it), and by any
+write into the array. Writes work as usual from Python
 (``i += 1``, ``i[m] = 0``); numpy's C routines (``np.copyto(i, …)``) see a read-only array,
 so no write can leave a form that no longer describes the values.
 """
@@ -77,7 +78,7 @@ class Form:
 
     def times(self, k: int) -> Form:
         lo, hi = self.bounds[0] * k, self.bounds[1] * k
-        return Form(self.const * k, tuple(c * k for c in self.coefs), self.extent, (lo, hi) if k >= 0 else (hi, lo))
+        return Form(self.const * k, tuple([c * k for c in self.coefs]), self.extent, (lo, hi) if k >= 0 else (hi, lo))
 
     def at(self, block: tuple[int, int, int]) -> int:
         """The value at thread (0, 0, 0) of ``block``."""
@@ -96,10 +97,11 @@ class ThreadIndex(np.ndarray):
         return repr(np.asarray(self))
 
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
-        plain = tuple(np.asarray(x) if isinstance(x, ThreadIndex) else x for x in inputs)
+        plain = [np.asarray(x) if isinstance(x, ThreadIndex) else x for x in inputs]
         if out is None and ufunc not in _KEEPS_FORM:  # a comparison, a division …: plain values
             return getattr(ufunc, method)(*plain, **kwargs)
-        form = _result_form(ufunc, method, inputs, kwargs)  # before unlocking: ``i += 1`` reads i
+        # before unlocking: ``i += 1`` reads i
+        form = _result_form(ufunc, inputs) if method == "__call__" and not kwargs else None
         if out is not None:
             for o in out:
                 if isinstance(o, ThreadIndex):
@@ -113,6 +115,14 @@ class ThreadIndex(np.ndarray):
         if form is None or not isinstance(result, np.ndarray):
             return result
         return _with_form(result.view(ThreadIndex), form)
+
+    def astype(self, dtype, *args, **kwargs):
+        """A cast to an integer type that holds every value keeps the form (``i.astype(np.uint64)``
+        for a ``size_t`` index): the values are the same numbers."""
+        out = super().astype(dtype, *args, **kwargs)
+        if out is self or not isinstance(out, ThreadIndex):
+            return out
+        return _with_form(out, self.form)
 
     def __setitem__(self, key, value):
         unlock(self)
@@ -152,6 +162,10 @@ def _variable_form(k: int, extent: tuple[int, ...]) -> Form:
 
 def form_of(x) -> Form | int | None:
     """The form of an index: a ``Form``, an int for a constant, None when not affine."""
+    if type(x) is ThreadIndex:
+        return x.form
+    if type(x) is int:
+        return x
     if isinstance(x, ThreadIndex):
         return x.form
     if isinstance(x, (int, np.integer)) or (isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "iu"):
@@ -194,29 +208,25 @@ def _with_form(a: ThreadIndex, form: Form | int | None) -> ThreadIndex:
 _KEEPS_FORM = frozenset((np.add, np.subtract, np.multiply, np.positive, np.negative))
 
 
-def _result_form(ufunc, method, inputs, kwargs):
-    if method != "__call__" or set(kwargs) - {"out"}:
+def _result_form(ufunc, inputs):
+    """The form of ``ufunc(*inputs)``, or None. Asked once per operation of a kernel's loop
+    (``idx * ds + i``): the usual cases come first."""
+    if len(inputs) == 2:
+        a, b = form_of(inputs[0]), form_of(inputs[1])
+        if a is None or b is None:
+            return None
+        if ufunc is np.multiply:
+            if type(b) is int:
+                return a.times(b) if type(a) is Form else None
+            return b.times(a) if type(a) is int else None
+        if ufunc is np.add or ufunc is np.subtract:
+            sign = 1 if ufunc is np.add else -1
+            if type(a) is Form:
+                return a.plus(b, sign)
+            return b.times(sign).plus(a) if type(b) is Form else None
         return None
-    forms = [form_of(x) for x in inputs]
-    if any(f is None for f in forms) or not any(isinstance(f, Form) for f in forms):
-        return None
-    if ufunc is np.positive:
-        return forms[0]
-    if ufunc is np.negative:
-        return forms[0].times(-1)
-    if len(forms) != 2:
-        return None
-    a, b = forms
-    if ufunc is np.add or ufunc is np.subtract:
-        sign = 1 if ufunc is np.add else -1
-        if isinstance(a, Form):
-            return a.plus(b, sign)
-        return b.times(sign).plus(a)
-    if ufunc is np.multiply:
-        if isinstance(a, int):
-            return b.times(a)
-        if isinstance(b, int):
-            return a.times(b)
+    if len(inputs) == 1 and isinstance(f := form_of(inputs[0]), Form):
+        return f if ufunc is np.positive else f.times(-1) if ufunc is np.negative else None
     return None
 
 
