@@ -214,13 +214,15 @@ class Builder:
 
     # -- addresses ----------------------------------------------------------------------------
 
-    def index(self, shape, itemsize, width, offset=0, region=None):
+    def index(self, shape, itemsize, width, offset=0, region=None, shared=False):
         """Index expression (flat or tuple) of element indices valid for ``width``, per block
-        inside ``region`` (elements per block) if given."""
+        inside ``region`` (elements per block) if given. ``shared``: of a shared array, whose
+        affine indices usually name no block index."""
         size = int(np.prod(shape))
         n = self.nb * self.T
+        self.taps = None
         if self.has("affine") and self.c.chance(30):
-            expr = self.affine(shape, width, offset, region)
+            expr = self.affine(shape, width, offset, region, shared)
             if expr is not None:
                 return expr
         if self.c.chance(25):  # one thread after the other across blocks: i = start + width·(lin·bdx + tid)
@@ -276,9 +278,11 @@ class Builder:
                     f"{self.table(col, self.index_dtype(col.min(), col.max()))})")
         return self.table(flat, self.index_dtype(int(flat.min()), int(flat.max())))
 
-    def affine(self, shape, width, offset, region):
+    def affine(self, shape, width, offset, region, shared=False):
         """An index computed from ``blk.tx``… and ``blk.bx``… by ``+`` and ``*`` (the simulator
-        follows its form), sometimes written into afterwards (which must drop the form)."""
+        follows its form), sometimes written into afterwards (which must drop the form). Leaves
+        ``self.taps``: the shifts of its last part that stay inside the array (a filter's taps),
+        when the index was not written into."""
         size = int(np.prod(shape))
         tuple_index = len(shape) == 2 and width == 1 and region is None and self.c.chance(40)
         lin = np.arange(self.nb)
@@ -290,6 +294,8 @@ class Builder:
 
         def one(limit, step):  # an expression with values in [0, limit - step], multiples of step
             coefs = [self.c.choice(COEFS) * step for _ in names]
+            if shared and self.c.chance(60):  # the same elements in every block (s[ty][tx + j])
+                coefs[:3] = [0, 0, 0]
             values = sum(k * v for k, v in zip(coefs, variables)) + np.zeros((self.nb, self.T), np.int64)
             const = -int(values.min()) + step * self.c.integers(0, 3)
             if region is not None:  # block b stays inside its own region of the array
@@ -313,14 +319,22 @@ class Builder:
         if any(p is None for p in parts):
             return None
         exprs = []
+        written = False
         for text, values in parts:
             name = f"a{next(self.count)}"
             self.emit(f"{name} = {text}")
             if self.c.chance(20) and "blk.t" in text:  # a write into the index: its form must go
                 self.emit(f"{name}[..., :1] = {name}[..., -1:]")
+                written = True
             elif self.c.chance(10) and values.max() + width <= (size if len(parts) == 1 else shape[len(exprs)]) - width:
                 self.emit(f"{name} += {width if len(parts) == 1 else 1}")
+                written = True
             exprs.append(name)
+        if not written:
+            values, limit = parts[-1][1], (shape[1] if tuple_index else size)
+            step = 1 if tuple_index else width
+            self.taps = (exprs, [d for d in range(-3 * step, 3 * step + 1, step)
+                                 if d and values.min() + d >= 0 and values.max() + d <= limit - step])
         return f"({exprs[0]}, {exprs[1]})" if tuple_index else exprs[0]
 
     def width(self, itemsize, shape=None):
@@ -399,15 +413,21 @@ class Builder:
         if self.shared:
             name, dtype, shape = self.c.choice(self.shared)
             w = self.width(dtype.itemsize, shape)
-            idx = self.index(shape, dtype.itemsize, w)
+            idx = self.index(shape, dtype.itemsize, w, shared=True)
             if idx is not None:
-                self.record(f"blk.load({name}, {idx}, mask={self.mask()}, width={w})", w)
+                mask = self.mask()
+                self.record(f"blk.load({name}, {idx}, mask={mask}, width={w})", w)
+                if self.taps and self.taps[1] and self.c.chance(50):  # more taps of a filter, the same lanes
+                    exprs, shifts = self.taps
+                    for d in [self.c.choice(shifts) for _ in range(self.c.integers(1, 3))]:
+                        tap = f"({exprs[0]}, {exprs[1]} + {d})" if len(exprs) == 2 else f"{exprs[0]} + {d}"
+                        self.record(f"blk.load({name}, {tap}, mask={mask}, width={w})", w)
 
     def op_sstore(self):
         if self.shared:
             name, dtype, shape = self.c.choice(self.shared)
             w = self.width(dtype.itemsize, shape)
-            idx = self.index(shape, dtype.itemsize, w)
+            idx = self.index(shape, dtype.itemsize, w, shared=True)
             if idx is not None:
                 self.emit(f"blk.store({name}, {idx}, {self.value(dtype, w)}, mask={self.mask()}, width={w})")
 

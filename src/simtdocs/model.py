@@ -78,6 +78,7 @@ class Block:
         self._contiguous_memo = None
         self._lanes_memo = None
         self._wavefronts_memo = None
+        self._lane_plans = {}  # shared_memory._lane_plan's, by an index form's coefficients
         self._branch_memo = None
         self._all = Lanes(geo, first, count, None)
 

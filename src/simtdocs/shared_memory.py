@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import atomics, diagnostics, racecheck
+from . import affine, atomics, diagnostics, racecheck
 from .diagnostics import LaunchError, index_text
 from .global_memory import LANE_BYTES
 from .indexing import as_slice, flat_index, one_row, per_thread
@@ -174,7 +174,7 @@ class Shared:
 
 def allocate(blk, shape, dtype, name: str, dynamic: bool) -> Shared:
     """``__shared__ T name[shape]`` (``extern __shared__`` when ``dynamic``), with the device's limits."""
-    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
+    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
     arr = Shared(name, shape, dtype, blk.nblocks, dynamic)
     L = blk._L
     if dynamic:
@@ -223,14 +223,25 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
         raise ValueError(f"{site}: a thread can move 1, 2, 4, 8 or 16 bytes at once, not {lane_bytes}")
     tools = blk._L.tools
     B = blk.nblocks
-    # An access with the same index in every block is counted for one block of each way
-    # its blocks are masked, times the blocks masked that way.
-    index = tuple(map(one_row, index)) if isinstance(index, tuple) else one_row(index)
-    patterns = _patterns(index, lanes)
+    # An index whose form names no block index and keeps every thread inside the array
+    # (``s[ty][tx + j]``) is one row, checked by its form: its elements are the form's.
+    form, inside = affine.address(index, arr.shape, blk._geo.extent, (B, blk.nthreads), width)
+    if form is not None and inside and not any(form.coefs[:3]):
+        formed = form.const + blk._geo.thread_offsets(*form.coefs[3:])
+        patterns = lanes.patterns
+    else:
+        form = formed = None
+        # An access with the same index in every block is counted for one block of each way
+        # its blocks are masked, times the blocks masked that way.
+        index = tuple(map(one_row, index)) if isinstance(index, tuple) else one_row(index)
+        patterns = _patterns(index, lanes)
     if patterns is None or len(patterns) == 0:
         patterns = None
         one = lanes
-        flat, bad, report = flat_index(arr.name, arr.shape, index, one, width, site)
+        if formed is not None:
+            flat, bad = np.broadcast_to(formed, (B, blk.nthreads)), None
+        else:
+            flat, bad, report = flat_index(arr.name, arr.shape, index, one, width, site)
         if bad is not None and "memcheck" in tools:
             report("__shared__", kind, itemsize)
         _check_alignment(arr, site, one, flat, width, lane_bytes)
@@ -238,8 +249,10 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
     else:
         found = []
         for one, blocks in patterns:
-            flat, bad, report = flat_index(arr.name, arr.shape, index, one, width, site)
-            found.append((one, blocks, flat, bad, report))
+            if formed is not None:
+                found.append((one, blocks, formed, None, None))
+            else:
+                found.append((one, blocks) + flat_index(arr.name, arr.shape, index, one, width, site))
         if "memcheck" in tools:  # the lowest block with a lane out of bounds reports it
             for one, blocks, flat, bad, report in sorted(found, key=lambda f: f[0].first):
                 if bad is not None:
@@ -268,7 +281,7 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
                                                                       arr.dtype)
             for k, (one, blocks, flat, bad, _) in enumerate(found, start=1):
                 got = _by_rows(blk, site, kind, arr, rows[k], one, flat, bad, width, value, lane_bytes,
-                               None if everyone else blocks, out)
+                               None if everyone else blocks, out, form=form)
                 if everyone:
                     return got
             return out
@@ -317,23 +330,59 @@ def _shifted(flat: np.ndarray, before: np.ndarray, itemsize: int) -> bool:
     return d * itemsize % 4 == 0 and np.array_equal(flat - d, before)
 
 
-def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, lane_bytes, active=None, out=None,
-             move=True):
-    """The access for blocks that share rows of tables (``rows``: ``[(row, blocks), …]``),
-    all with the same lanes ``one`` and the same ``flat`` index (of one block): the checks
-    once per row, then the data of every block that runs it in one move (none when not
-    ``move``). ``active``: the blocks of the pass these are (None: all); a load fills their
-    part of ``out``."""
-    tools = blk._L.tools
-    B, T = blk.nblocks, blk.nthreads
-    run = one if bad is None else one.without(bad)
+def _lane_plan(blk, run, flat, width: int, form):
+    """What ``_by_rows`` works out from one block's index and lanes: the elements the lanes
+    reach (in lane order), their threads, warps and lanes, and the elements and lanes as
+    slices or a ``_Grid`` where they are runs (numpy moves data by slices far faster).
+
+    A formed index under the same lanes as an earlier access with the same coefficients
+    (a filter's taps ``s[ty][tx + j]``, one ``j`` after another) is that access's plan moved
+    by the difference of the constants: every element moves by it, nothing else changes."""
+    memo = blk._lane_plans
+    key = None if form is None else (form.coefs, width)
+    if key is not None:
+        hit = memo.get(key)
+        if hit is not None and hit[0] is run:
+            d = form.const - hit[1]
+            elements, thread, warp, lane, cols, lanes_at = hit[2]
+            if isinstance(cols, slice):
+                cols = slice(cols.start + d, cols.stop + d, cols.step)
+            elif isinstance(cols, _Grid):
+                cols = _Grid(cols.start + d, cols.rows, cols.row_step, cols.cols, cols.step)
+            else:
+                cols = cols + d
+            return elements + d, thread, warp, lane, cols, lanes_at
     _, t = run.threads
     elements = flat[0, t]
     thread = t
     if width > 1:
         elements = (elements[:, None] + np.arange(width)).reshape(-1)
         thread = np.repeat(t, width)
-    warp, lane = thread // 32, thread % 32
+    cols, lanes_at = as_slice(elements), as_slice(t)
+    if width == 1 and isinstance(cols, np.ndarray):
+        cols = _Grid.of(cols) or cols
+    plan = (elements, thread, thread // 32, thread % 32, cols, lanes_at)
+    if key is not None:
+        for a in plan[1:4]:  # handed to every access that hits
+            a.flags.writeable = False
+        if len(memo) >= 64:
+            memo.clear()
+        memo[key] = (run, form.const, plan)
+    return plan
+
+
+def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, lane_bytes, active=None, out=None,
+             move=True, form=None):
+    """The access for blocks that share rows of tables (``rows``: ``[(row, blocks), …]``),
+    all with the same lanes ``one`` and the same ``flat`` index (of one block): the checks
+    once per row, then the data of every block that runs it in one move (none when not
+    ``move``). ``active``: the blocks of the pass these are (None: all); a load fills their
+    part of ``out``. ``form``: the index's form, when it has one (then ``flat`` is its)."""
+    tools = blk._L.tools
+    B, T = blk.nblocks, blk.nthreads
+    run = one if bad is None else one.without(bad)
+    plan = _lane_plan(blk, run, flat, width, form)
+    elements, thread, warp, lane, cols, lanes_at = plan
     extra = (width,) if width > 1 else ()
     for r, blocks in rows:
         key = r * arr.size + elements
@@ -349,9 +398,6 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
             arr.written[key] = True
     if not move:
         return None
-    cols, lanes_at = as_slice(elements), as_slice(t)
-    if width == 1 and isinstance(cols, np.ndarray):
-        cols = _Grid.of(cols) or cols
     # The blocks' rows of data move a run of consecutive blocks at a time, by slices (numpy
     # copies rows far faster than elements); blocks scattered over the pass are copied
     # out and back as whole rows.
