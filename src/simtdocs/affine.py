@@ -82,7 +82,8 @@ class Form:
 
     def at(self, block: tuple[int, int, int]) -> int:
         """The value at thread (0, 0, 0) of ``block``."""
-        return self.const + sum(c * b for c, b in zip(self.coefs, block))
+        c = self.coefs
+        return self.const + c[0] * block[0] + c[1] * block[1] + c[2] * block[2]
 
 
 class ThreadIndex(np.ndarray):
@@ -238,6 +239,13 @@ def address(index, shape: tuple[int, ...], extent: tuple[int, ...], threads: tup
     part of the index has one and fits the (blocks, threads) of the pass, and whether every
     thread of the grid lands inside the array; ``(None, False)`` otherwise. A tuple index
     needs every thread inside on every axis (as the general path checks them one by one)."""
+    if type(index) is ThreadIndex:  # the usual: one formed index array
+        f = index.form
+        if f is None or f.extent != extent or index.ndim and (
+                index.ndim != 2 or index.shape[0] not in (1, threads[0]) or index.shape[1] not in (1, threads[1])):
+            return None, False
+        lo, hi = f.bounds
+        return f, lo >= 0 and hi + width <= math.prod(shape)
     parts = index if isinstance(index, tuple) else (index,)
     size = math.prod(shape)
     sizes = shape if isinstance(index, tuple) else (size,)
@@ -301,7 +309,11 @@ def strided_view(mem: np.ndarray, form: Form, first: int, blocks: int, width: in
     """Every thread's element(s) of flat ``mem`` over a pass, as a view shaped
     (block axes…, bdz, bdy, bdx[, width]); None when the pass is not a box of blocks."""
     axes = _view_axes(form.coefs, form.extent, first, blocks, width)
-    return None if axes is None else view(mem, form.at(axes[0]), axes[1])
+    if axes is None:
+        return None
+    block, shape, steps = axes
+    item = mem.itemsize
+    return np.ndarray(shape, mem.dtype, mem, form.at(block) * item, tuple([k * item for k in steps]))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -314,7 +326,8 @@ def _view_axes(coefs, extent, first: int, blocks: int, width: int):
     start, block_axes = axes
     bdx, bdy, bdz = extent[3:]
     cx, cy, cz = coefs[3:]
-    return start, block_axes + [(bdz, cz), (bdy, cy), (bdx, cx)] + ([(width, 1)] if width > 1 else [])
+    axes = block_axes + [(bdz, cz), (bdy, cy), (bdx, cx)] + ([(width, 1)] if width > 1 else [])
+    return start, tuple(n for n, _ in axes), tuple(k for _, k in axes)  # as ``view`` takes them
 
 
 def view(mem: np.ndarray, start: int, axes) -> np.ndarray:

@@ -5,6 +5,8 @@ end points or its affine form, and any other affine index, moved through a strid
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import affine
@@ -179,6 +181,14 @@ def _few_lanes(lanes) -> slice | None:
     return few if isinstance(few, slice) else None
 
 
+def _aligned(form, base: int, itemsize: int, lane_bytes: int) -> bool:
+    """Whether every thread's access of ``lane_bytes`` at element ``form`` starts on a multiple
+    of ``lane_bytes`` (always, for one element a lane whose array starts on one)."""
+    if (base + form.const * itemsize) % lane_bytes:
+        return False
+    return lane_bytes == itemsize or not any(k * itemsize % lane_bytes for k in form.coefs)
+
+
 def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None, into=None):
     """Load or store for an index with an affine form that is not one run: every thread is
     inside the array (the form says so), the data moves through a strided view, and blocks
@@ -187,7 +197,7 @@ def strided(blk, site, c, lanes, kind, array, form, width, value, base, box=None
     blocks)."""
     itemsize = array.dtype.itemsize
     lane_bytes = itemsize * width
-    if (base + form.const * itemsize) % lane_bytes or any(k * itemsize % lane_bytes for k in form.coefs):
+    if not _aligned(form, base, itemsize, lane_bytes):
         return NotImplemented  # some lane may be misaligned: the general path finds which
     mem = array.reshape(-1) if kind == "read" else blk._L.writable(array).reshape(-1)
     view = affine.strided_view(mem, form, blk.first, blk.nblocks, width) if box is None else box[0]
@@ -293,7 +303,7 @@ def _copy(target: np.ndarray, source: np.ndarray, memory: np.ndarray) -> None:
     memory (the largest stride outermost), and with the innermost axis folded into one item
     of that many bytes when it is a run of adjacent elements on both sides (a row of
     threadIdx.x): numpy then moves whole rows instead of one element at a time."""
-    order = sorted(range(memory.ndim), key=lambda a: -abs(memory.strides[a]))  # stable
+    order = list(_memory_order(memory.strides))
     if target.ndim > 1 and target.size and all(a.strides[-1] == a.itemsize for a in (target, source)):
         item = np.dtype(f"V{target.itemsize * target.shape[-1]}")
 
@@ -303,6 +313,13 @@ def _copy(target: np.ndarray, source: np.ndarray, memory: np.ndarray) -> None:
         target, source = fold(target), fold(source)
         order.remove(len(order) - 1)
     target.transpose(order)[...] = source.transpose(order)
+
+
+@functools.lru_cache(maxsize=256)
+def _memory_order(strides: tuple[int, ...]) -> tuple[int, ...]:
+    """The axes from the largest stride to the smallest (stable): a loop copies through views
+    of the same strides step after step."""
+    return tuple(sorted(range(len(strides)), key=lambda a: -abs(strides[a])))
 
 
 class _Blocks:
@@ -326,7 +343,7 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
     starts, stops = edges[::2], edges[1::2]
     if starts.size > 256:
         return NotImplemented  # scattered blocks: the general path is as good
-    if (base + form.const * itemsize) % lane_bytes or any(k * itemsize % lane_bytes for k in form.coefs):
+    if not _aligned(form, base, itemsize, lane_bytes):
         return NotImplemented
     # Every check first: nothing is counted or moved unless every run can go this way.
     k = form.coefs
