@@ -205,12 +205,39 @@ def test_forms_follow_numpy_exactly(program):
             model = None
         pool.append((y, model))
     formed = [x for x, m in pool if m is not None]
+    for x in formed:  # comparisons with a number (some answered from a run's end points): numpy's
+        v = np.asarray(x)
+        for n in {int(v.min()) - 1, int(v.min()), int(np.median(v)), int(v.max()), int(v.max()) + 1, pick - 32}:
+            for compare in (np.less, np.less_equal, np.greater, np.greater_equal):
+                for args, plain in (((x, n), (v, n)), ((n, x), (n, v)), ((x, np.int64(n)), (v, np.int64(n)))):
+                    got = compare(*args)
+                    assert type(got) is np.ndarray and np.array_equal(got, compare(*plain)), (compare, n)
     x, other = formed[pick % len(formed)], formed[(pick // 7) % len(formed)]
     for name, f in BREAKERS.items():
         y = f(x, other)
         assert affine.form_of(y) is None and getattr(y, "form", None) is None, name
         assert np.array_equal(np.asarray(y), f(np.asarray(x), np.asarray(other))), name  # numpy's values
     assert affine.form_of(x) is not None  # and x itself kept its form
+
+
+@pytest.mark.parametrize("grid, block", [((3,), (64,)), ((5,), (8, 4)), ((2, 3), (32,)), ((1,), (7, 3, 2))])
+def test_a_run_compared_with_a_number_is_answered_from_its_ends(grid, block):
+    """``i < n`` for ``i = bx·bdx + tx`` (and runs made from it: reversed, scaled, shifted)
+    is a prefix or a suffix of the pass, worked out from the end points: every comparison,
+    either way round, at every threshold that matters, as numpy gives it."""
+    v = capture(grid, block)
+    T = int(np.prod(block))
+    i = v["bx"] * T + v["tid"] if len(grid) == 1 else v["tid"]  # a run on 1-D grids; (1, T) on one block
+    runs = [i, 2 * i + 5, 1000 - i, -3 * i - 7, i.astype(np.int16), i.astype(np.uint32)]
+    for x in runs:
+        plain = np.asarray(x)
+        if plain.shape[1] == T and len(grid) == 1:
+            assert affine._compare_by_form(np.less, (x, 3)) is not None  # the end points answered it
+        lo, hi = int(plain.min()), int(plain.max())
+        for n in sorted({lo - 2, lo - 1, lo, lo + 1, (lo + hi) // 2, hi - 1, hi, hi + 1, hi + 2}):
+            for compare in (np.less, np.less_equal, np.greater, np.greater_equal):
+                assert np.array_equal(compare(x, n), compare(plain, n)), (compare, n)
+                assert np.array_equal(compare(n, x), compare(n, plain)), (compare, n)
 
 
 def test_constants_are_forms_of_their_own():

@@ -100,6 +100,10 @@ class ThreadIndex(np.ndarray):
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
         plain = [np.asarray(x) if isinstance(x, ThreadIndex) else x for x in inputs]
         if out is None and ufunc not in _KEEPS_FORM:  # a comparison, a division …: plain values
+            if ufunc in _ORDERINGS and method == "__call__" and not kwargs and len(inputs) == 2:
+                got = _compare_by_form(ufunc, inputs)
+                if got is not None:
+                    return got
             return getattr(ufunc, method)(*plain, **kwargs)
         # before unlocking: ``i += 1`` reads i
         form = _result_form(ufunc, inputs) if method == "__call__" and not kwargs else None
@@ -207,6 +211,54 @@ def _with_form(a: ThreadIndex, form: Form | int | None) -> ThreadIndex:
 
 #: The operations a form follows (``_result_form``); any other gives plain values.
 _KEEPS_FORM = frozenset((np.add, np.subtract, np.multiply, np.positive, np.negative))
+
+#: Comparisons with a number that a run of lanes answers by its end points (``i < n``), and
+#: each with its operands swapped (``n > i``).
+_ORDERINGS = {np.less: np.greater, np.less_equal: np.greater_equal, np.greater: np.less,
+              np.greater_equal: np.less_equal}
+#: Beyond this, numpy may compare through float64, which does not hold every integer.
+_EXACT = 1 << 53
+
+
+def _compare_by_form(ufunc, inputs):
+    """``x < n`` (or ``<=``, ``>``, ``>=``, either way round) for an index ``x`` whose threads,
+    counted block-major through the pass, run ``x₀ + s·g`` (``i = bx·bdx + tx``, a guard of
+    nearly every 1-D kernel): the lanes that hold are a prefix or a suffix of the pass, found
+    from the end points instead of comparing every lane. None when that does not apply."""
+    a, b = inputs
+    if type(a) is ThreadIndex and (type(b) is int or isinstance(b, np.integer)):
+        x, n, op = a, int(b), ufunc
+    elif type(b) is ThreadIndex and (type(a) is int or isinstance(a, np.integer)):
+        x, n, op = b, int(a), _ORDERINGS[ufunc]
+    else:
+        return None
+    form = x.form
+    if form is None or x.ndim != 2 or not -_EXACT < n < _EXACT:
+        return None
+    lo, hi = form.bounds
+    step = _step(form.coefs, form.extent)
+    T = form.extent[3] * form.extent[4] * form.extent[5]
+    if not step or x.shape[1] != T or not -_EXACT < lo <= hi < _EXACT:
+        return None
+    size = x.size
+    start = int(x[0, 0])
+    if int(x[-1, -1]) != start + step * (size - 1):  # not the pass's blocks in order: compare them all
+        return None
+    if step < 0:  # x < n is -x > -n: the same question of an ascending run
+        start, step, n = -start, -step, -n
+        op = _ORDERINGS[op]
+    # With x ascending, x < n and x <= n hold on a prefix, x > n and x >= n on the rest.
+    below = n if op is np.less or op is np.greater_equal else n + 1  # x < below
+    cut = min(max(-((start - below) // step), 0), size)  # how many g have start + step·g < below
+    out = np.empty(size, bool)
+    first = op is np.less or op is np.less_equal
+    out[:cut], out[cut:] = first, not first
+    return out.reshape(x.shape)
+
+
+@functools.lru_cache(maxsize=256)
+def _step(coefs, extent):
+    return contiguous_step(Form(0, coefs, extent))
 
 
 def _result_form(ufunc, inputs):
