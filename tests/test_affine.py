@@ -229,6 +229,15 @@ def test_a_run_compared_with_a_number_is_answered_from_its_ends(grid, block):
     T = int(np.prod(block))
     i = v["bx"] * T + v["tid"] if len(grid) == 1 else v["tid"]  # a run on 1-D grids; (1, T) on one block
     runs = [i, 2 * i + 5, 1000 - i, -3 * i - 7, i.astype(np.int16), i.astype(np.uint32)]
+    # Made from a (B, 1) and a (1, T) index, a run is written as one (np.arange): numpy's values
+    # and dtypes, whichever side is which and however it is scaled.
+    bx, tid = (np.asarray(v[k]) for k in ("bx", "tid"))
+    for made, want in ((v["bx"] * T + v["tid"], bx * T + tid), (v["tid"] + v["bx"] * np.int64(T), tid + bx * np.int64(T)),
+                       ((-2 * T) * v["bx"] - 2 * v["tid"], (-2 * T) * bx - 2 * tid),
+                       (v["bx"].astype(np.uint16) * T + v["tid"].astype(np.uint16), bx.astype(np.uint16) * T + tid.astype(np.uint16))):
+        assert made.dtype == want.dtype and np.array_equal(np.asarray(made), want)
+        if len(grid) == 1:
+            assert_form_describes(made)
     for x in runs:
         plain = np.asarray(x)
         if plain.shape[1] == T and len(grid) == 1:

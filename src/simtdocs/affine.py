@@ -112,6 +112,10 @@ class ThreadIndex(np.ndarray):
                 if isinstance(o, ThreadIndex):
                     unlock(o)
             kwargs["out"] = tuple(np.asarray(o) if isinstance(o, ThreadIndex) else o for o in out)
+        if form is not None and out is None and len(plain) == 2:
+            run = _run_of(ufunc, plain, form)
+            if run is not None:
+                return _with_form(run.view(ThreadIndex), form)
         result = getattr(ufunc, method)(*plain, **kwargs)
         if out is not None:  # in place (``i += 1``): the output is the caller's array
             if len(out) == 1 and isinstance(out[0], ThreadIndex):
@@ -254,6 +258,31 @@ def _compare_by_form(ufunc, inputs):
     first = op is np.less or op is np.less_equal
     out[:cut], out[cut:] = first, not first
     return out.reshape(x.shape)
+
+
+def _run_of(ufunc, operands, form: Form):
+    """The result of ``ufunc`` on a (B, 1) and a (1, T) index (``bx·bdx + tx``) when its form
+    says it is one run over the pass, made as a run (``np.arange``): numpy's broadcast loop
+    goes row by row, a run is written in one sweep. None when that does not apply; the
+    values and the dtype are numpy's own (the first element is computed by numpy itself)."""
+    a, b = operands
+    if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.ndim != 2 or b.ndim != 2 \
+            or a.shape == b.shape:
+        return None
+    rows, cols = max(a.shape[0], b.shape[0]), max(a.shape[1], b.shape[1])
+    step = _step(form.coefs, form.extent)
+    if not step or cols != form.extent[3] * form.extent[4] * form.extent[5]:
+        return None
+    corner = ufunc(a[:1, :1], b[:1, :1])  # numpy's dtype, and the first value
+    if corner.dtype.kind not in "iu":
+        return None
+    low, high = _limits(corner.dtype)
+    if not (low <= form.bounds[0] and form.bounds[1] <= high):
+        return None  # numpy wraps around: its values are not the form's
+    start, size = int(corner[0, 0]), rows * cols
+    if int(ufunc(a[-1:, -1:], b[-1:, -1:])[0, 0]) != start + step * (size - 1):
+        return None  # not the pass's blocks in order
+    return np.arange(start, start + step * size, step, dtype=corner.dtype).reshape(rows, cols)
 
 
 @functools.lru_cache(maxsize=256)
