@@ -296,6 +296,8 @@ class Builder:
             coefs = [self.c.choice(COEFS) * step for _ in names]
             if shared and self.c.chance(60):  # the same elements in every block (s[ty][tx + j])
                 coefs[:3] = [0, 0, 0]
+            if self.c.chance(8):  # one element for every thread (a filter's tap F[i][j], a counter)
+                coefs = [0] * 6
             values = sum(k * v for k, v in zip(coefs, variables)) + np.zeros((self.nb, self.T), np.int64)
             const = -int(values.min()) + step * self.c.integers(0, 3)
             if region is not None:  # block b stays inside its own region of the array
@@ -308,6 +310,8 @@ class Builder:
             if values.max() > limit - step and not self.error(3, "bounds"):
                 return None
             text = " + ".join([str(const)] + [f"{k} * {name}" for k, name in zip(coefs, names) if k])
+            if not any(coefs):  # per thread all the same, as readers write it (0 * i + f_row)
+                text += f" + 0 * {self.c.choice(names)}"
             return text, values
 
         if tuple_index:

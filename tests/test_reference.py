@@ -103,6 +103,32 @@ def test_int16_gather_4kb_apart_touches_32_sectors():
     np.testing.assert_array_equal(out, a[::1024])
 
 
+@pytest.mark.parametrize("guard, sectors", [
+    # 3 blocks of 64 threads: 2 warps each. No guard: 6 warps, one sector each.
+    ("none", 6),
+    # tx < 40: lanes 0-31 and 32-39 of every block: both warps of each, 6.
+    ("tx < 40", 6),
+    # i < 100: block 0 both warps, block 1 lanes 64-95 and 96-99 (both warps), block 2 none: 4.
+    ("i < 100", 4),
+])
+def test_every_lane_reading_one_element_gets_it_on_its_active_lanes_only(guard, sectors):
+    # A filter's tap F[1][2] read by every thread (the index names no thread): each warp with
+    # an active lane reads one sector; an inactive lane gets 0.
+    def tap(blk, F, out):
+        i = blk.bx * blk.bdx + blk.tx
+        m = None if guard == "none" else blk.branch(blk.tx < 40 if guard == "tx < 40" else i < 100)
+        v = blk.load(F, (0 * i + 1, 0 * i + 2), mask=m)
+        blk.store(out, i, v)
+
+    F = (np.arange(9, dtype=np.float32) * 1.5 + 1).reshape(3, 3)
+    out = np.full(192, -1, np.float32)
+    stats = launch(tap, grid=3, block=64, args=(F, out))
+    assert line(stats, "blk.load").sectors == sectors and line(stats, "blk.load").requests == sectors
+    i = np.arange(192)
+    active = {"none": i >= 0, "tx < 40": i % 64 < 40, "i < 100": i < 100}[guard]
+    np.testing.assert_array_equal(out, np.where(active, F[1, 2], 0))
+
+
 def test_uint8_tuple_index_does_not_overflow():
     def column(blk, A, out):
         v = blk.load(A, (blk.tx.astype(np.uint8), np.zeros_like(blk.tx, np.uint8)))

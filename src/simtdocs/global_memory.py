@@ -35,6 +35,14 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
     base = blk._L.byte_offset(array)
     memcheck = "memcheck" in blk._L.tools
     form, inside = affine.address(index, array.shape, blk._geo.extent, (blk.nblocks, blk.nthreads), width)
+    if inside and kind == "read" and width == 1 and not any(form.coefs) and base % itemsize == 0:
+        # Every lane reads the one element (a filter's tap F[i][j]): one sector a warp, and
+        # the value handed to every active lane.
+        count(blk, c, lanes, itemsize, lanes.rows)
+        value = array.reshape(-1)[form.const]
+        if lanes.all:
+            return np.full((blk.nblocks, blk.nthreads), value, array.dtype)
+        return np.where(lanes.mask, value, array.dtype.type(0))
     if form is not None and kind != "atomic":
         step = affine.contiguous_step(form)
         if step == width or (step == -1 and width == 1):  # contiguous() checks the active lanes' bounds
