@@ -69,6 +69,8 @@ def owned_access(blk, arr, site, kind: str, key: np.ndarray, thread: np.ndarray)
         arr.owner[key] = before
         return False
     arr.owned = True
+    if kind == "write":
+        arr.written_this_phase = True
     return True
 
 
@@ -122,10 +124,14 @@ def hazards(blk, arr, site, kind: str, key, warp, lane, blocks=None) -> None:
     bit = np.left_shift(np.uint32(1), warp.astype(np.uint32))
     lane_bit = np.left_shift(np.uint32(1), lane.astype(np.uint32))
     found = []  # (rank, other warps' bits, other lane or -1, other site)
-    wrote = arr.lane_write[key].astype(np.int64)
-    same_warp_wrote = np.where((wrote >= 0) & (wrote >> 5 == warp) & (wrote & 31 != lane), wrote & 31, -1)
+    if kind == "read" and not arr.written_this_phase:
+        same_warp_wrote = None  # nothing written since the barrier: a read has nothing to meet
+    else:
+        wrote = arr.lane_write[key].astype(np.int64)
+        same_warp_wrote = np.where((wrote >= 0) & (wrote >> 5 == warp) & (wrote & 31 != lane), wrote & 31, -1)
     if kind == "read":
-        found.append((0, arr.writers[key] & ~bit, same_warp_wrote, arr.last_write[key]))
+        if same_warp_wrote is not None:
+            found.append((0, arr.writers[key] & ~bit, same_warp_wrote, arr.last_write[key]))
         _mark(arr.readers, key, bit)
         arr.last_read[key] = sid
         # The one warp that read each element so far, or MANY_WARPS: warps run in order, so
@@ -156,6 +162,7 @@ def hazards(blk, arr, site, kind: str, key, warp, lane, blocks=None) -> None:
             prior = prior | np.where(earlier, np.left_shift(np.uint32(1), first.astype(np.uint32)), np.uint32(0))
             other_site = np.where(earlier, sid, other_site)
         found.append((2, prior, same_warp_wrote, other_site))
+        arr.written_this_phase = True
         _mark(arr.writers, key, bit)
         arr.last_write[key] = sid
         arr.lane_write[key] = (warp * 32 + lane).astype(np.int16)  # the later lane of the instruction stays

@@ -56,6 +56,7 @@ class Shared:
         # The one thread that touched an element this phase, while there is one (racecheck).
         self.owner = np.full(size, racecheck.UNTOUCHED, np.int32)
         self.owned = False  # whether any element may be owned
+        self.written_this_phase = False  # whether any write was logged since the last barrier
         self.line_slots, self.slot_lines = {}, np.full(racecheck.SLOT + 1, -1, np.int32)  # owners' lines
         self.written = np.zeros(size, bool)  # for initcheck: ever written by the block
         # Every element of every block written by the last barrier (initcheck has nothing left
@@ -139,6 +140,7 @@ class Shared:
                 table.reshape(-1, self.size)[rows] = empty
         if rows is None:
             self.owned = False
+            self.written_this_phase = False
         if not self.all_written:
             self.all_written = bool(self.written.all())
 
