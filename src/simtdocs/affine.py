@@ -393,8 +393,7 @@ def strided_view(mem: np.ndarray, form: Form, first: int, blocks: int, width: in
     if axes is None:
         return None
     block, shape, steps = axes
-    item = mem.itemsize
-    return np.ndarray(shape, mem.dtype, mem, form.at(block) * item, tuple([k * item for k in steps]))
+    return _view(mem, form.at(block), shape, steps)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -415,8 +414,12 @@ def view(mem: np.ndarray, start: int, axes) -> np.ndarray:
     """The view of flat, contiguous ``mem`` from element ``start`` with ``axes`` = [(length,
     step in elements), …]; read-only when ``mem`` is. numpy checks that it stays inside
     ``mem`` (and builds it in a tenth of ``as_strided``'s time: a loop asks once a step)."""
+    return _view(mem, start, tuple(n for n, _ in axes), tuple(k for _, k in axes))
+
+
+def _view(mem: np.ndarray, start: int, shape: tuple[int, ...], steps: tuple[int, ...]) -> np.ndarray:
     item = mem.itemsize
-    return np.ndarray(tuple(n for n, _ in axes), mem.dtype, mem, start * item, tuple(k * item for _, k in axes))
+    return np.ndarray(shape, mem.dtype, mem, start * item, tuple([k * item for k in steps]))
 
 
 def one_to_one(view: np.ndarray) -> bool:

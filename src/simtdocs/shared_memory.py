@@ -365,7 +365,7 @@ def _lane_plan(blk, run, flat, width: int, form):
         cols = _Grid.of(cols) or cols
     plan = (elements, thread, thread // 32, thread % 32, cols, lanes_at)
     if key is not None:
-        for a in plan[1:4]:  # handed to every access that hits
+        for a in plan[:4]:  # handed to every access that hits
             a.flags.writeable = False
         if len(memo) >= 64:
             memo.clear()
