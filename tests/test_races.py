@@ -15,9 +15,11 @@ def programs(draw):
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     ops = []
     for _ in range(draw(st.integers(1, 8))):
-        op = draw(st.sampled_from(["w", "r", "r", "sync"]))
-        if op == "sync":
-            ops.append(("sync", None, None))
+        op = draw(st.sampled_from(["w", "r", "r", "sync", "syncwarp", "block sync"]))
+        if op in ("sync", "syncwarp"):
+            ops.append((op, None, None))
+        elif op == "block sync":  # a barrier every thread of some blocks reaches and none of the others
+            ops.append((op, rng.random(blocks) < 0.5, None))
         else:
             ops.append((op, rng.integers(0, size, (blocks, threads)), rng.random((blocks, threads)) < 0.7))
     return blocks, threads, size, ops
@@ -32,6 +34,8 @@ def _program(blk, size, ops):
     for op, index, active in ops:
         if op == "sync":
             blk.sync()
+        elif op == "block sync":
+            blk.sync(mask=np.broadcast_to(index[rows][:, None], (blk.nblocks, blk.nthreads)))
         elif op == "syncwarp":
             blk.syncwarp()
         elif op == "w":
@@ -50,6 +54,24 @@ def test_races_match_reference(p):
     stats = launch(_program, grid=blocks, block=threads, args=(size, ops))
     ref = reference.launch(_program, grid=blocks, block=threads, args=(size, ops))
     assert sorted((r.block[0], r.kind) for r in stats.races) == sorted((r.block[0], r.kind) for r in ref.races)
+
+
+def test_a_write_left_in_a_block_that_skipped_a_barrier_still_meets_a_later_read():
+    # Both blocks: thread 0 writes s[0] and a syncwarp orders warp 0 (its lanes' write marks are
+    # cleared, the warp's bit stays). Only block 0 passes the barrier; in block 1, warp 1 then
+    # reads s[0], which warp 0 wrote in the same phase: a read-after-write race, there alone.
+    def skipped(blk):
+        s = blk.shared(64, np.int32, name="s")
+        blk.store(s, blk.tx, 0)
+        blk.sync()
+        blk.store(s, 0 * blk.tx, 7, mask=blk.tx == 0)
+        blk.syncwarp()
+        blk.sync(mask=np.broadcast_to(blk.bx == 0, (blk.nblocks, blk.nthreads)))
+        blk.load(s, 0 * blk.tx, mask=blk.tx == 32)
+
+    for run in (launch, reference.launch):
+        stats = run(skipped, grid=2, block=64)
+        assert [(r.block[0], r.kind) for r in stats.races] == [(1, "read-after-write")], run
 
 
 def test_write_after_read_is_named():

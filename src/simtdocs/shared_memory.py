@@ -141,6 +141,13 @@ class Shared:
         if rows is None:
             self.owned = False
             self.written_this_phase = False
+        elif self.written_this_phase:  # the blocks that did not pass keep their tables: any write left?
+            rest = np.ones(self.writers.size // self.size, bool)
+            rest[rows] = False
+            owner = self.owner.reshape(-1, self.size)[rest]
+            self.written_this_phase = bool(self.writers.reshape(-1, self.size)[rest].any()
+                                           or (self.lane_write.reshape(-1, self.size)[rest] >= 0).any()
+                                           or (owner[owner >= 0] & racecheck.WROTE).any())
         if not self.all_written:
             self.all_written = bool(self.written.all())
 
@@ -278,14 +285,21 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
                 for k, (one, blocks, flat, bad, _) in enumerate(found, start=1):
                     _by_rows(blk, site, kind, arr, rows[k], one, flat, bad, width, value, lane_bytes, blocks, move=False)
                 return lanes.cleared(np.take(arr.data, found[0][2][0], axis=1, mode="clip"))
-            # Every block alike: the one move makes the result itself.
-            out = None if kind != "read" or everyone else np.zeros((B, blk.nthreads) + ((width,) if width > 1 else ()),
-                                                                      arr.dtype)
+            # Every block alike: the one move makes the result itself. Blocks that run it
+            # with every lane (a padded grid's inner blocks) are written whole: only the others
+            # need zeros.
+            whole = kind == "read" and not everyone and len(found) == 1 and found[0][3] is None and \
+                (found[0][0].mask is None or bool(found[0][0].mask.all()))
+            out = None
+            if kind == "read" and not everyone:
+                out = (np.empty if whole else np.zeros)((B, blk.nthreads) + ((width,) if width > 1 else ()), arr.dtype)
             for k, (one, blocks, flat, bad, _) in enumerate(found, start=1):
                 got = _by_rows(blk, site, kind, arr, rows[k], one, flat, bad, width, value, lane_bytes,
                                None if everyone else blocks, out, form=form)
                 if everyone:
                     return got
+            if whole:
+                out[lanes.remember("idle blocks", lambda: np.flatnonzero(~lanes.block_any))] = 0
             return out
     if patterns is not None:  # per block after all: every lane's index
         if len(found) == 1 and found[0][1] is None:  # the same in every block

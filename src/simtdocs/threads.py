@@ -212,8 +212,9 @@ class Lanes:
         found = []
         for k in np.argsort(first):
             f = int(first[k])
-            if m[f].any():
-                found.append((Lanes(self.geo, self.first + f, 1, m[f:f + 1]), np.flatnonzero(which.reshape(-1) == k)))
+            if m[f].any():  # a block that runs every lane is all of it: the unmasked paths apply
+                one = None if m[f].all() else m[f:f + 1]
+                found.append((Lanes(self.geo, self.first + f, 1, one), np.flatnonzero(which.reshape(-1) == k)))
         return found
 
     def remember(self, key: str, compute):
