@@ -393,7 +393,7 @@ def strided_view(mem: np.ndarray, form: Form, first: int, blocks: int, width: in
     if axes is None:
         return None
     block, shape, steps = axes
-    return _view(mem, form.at(block), shape, steps)
+    return view(mem, form.at(block), shape, steps)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -410,14 +410,11 @@ def _view_axes(coefs, extent, first: int, blocks: int, width: int):
     return start, tuple(n for n, _ in axes), tuple(k for _, k in axes)  # as ``view`` takes them
 
 
-def view(mem: np.ndarray, start: int, axes) -> np.ndarray:
-    """The view of flat, contiguous ``mem`` from element ``start`` with ``axes`` = [(length,
-    step in elements), …]; read-only when ``mem`` is. numpy checks that it stays inside
-    ``mem`` (and builds it in a tenth of ``as_strided``'s time: a loop asks once a step)."""
-    return _view(mem, start, tuple(n for n, _ in axes), tuple(k for _, k in axes))
-
-
-def _view(mem: np.ndarray, start: int, shape: tuple[int, ...], steps: tuple[int, ...]) -> np.ndarray:
+def view(mem: np.ndarray, start: int, shape: tuple[int, ...], steps: tuple[int, ...]) -> np.ndarray:
+    """The view of flat, contiguous ``mem`` from element ``start``, ``shape`` long on each axis
+    with ``steps`` elements between neighbours; read-only when ``mem`` is. numpy checks that
+    it stays inside ``mem`` (and builds it in a tenth of ``as_strided``'s time: a loop asks
+    once a step)."""
     item = mem.itemsize
     return np.ndarray(shape, mem.dtype, mem, start * item, tuple([k * item for k in steps]))
 

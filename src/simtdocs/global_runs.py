@@ -402,11 +402,9 @@ def _one_box(blk, site, c, lanes, kind, array, form, width, value, base, active,
         return NotImplemented
     corner, (z0, z1, y0, y1, x0, x1), pass_shape, ids, at, part = box
     bdx, bdy, bdz = form.extent[3:]
-    cx, cy, cz = form.coefs[3:]
     k = form.coefs
-    axes = [(z1 - z0, k[2]), (y1 - y0, k[1]), (x1 - x0, k[0]), (bdz, cz), (bdy, cy), (bdx, cx)]
-    axes += [(width, 1)] if width > 1 else []
-    view = affine.view(mem, form.at(corner), axes)
+    view = affine.view(mem, form.at(corner), (z1 - z0, y1 - y0, x1 - x0, bdz, bdy, bdx) + ((width,) if width > 1 else ()),
+                       (k[2], k[1], k[0], k[5], k[4], k[3]) + ((1,) if width > 1 else ()))
     if kind == "write" and not affine.one_to_one(view):
         return NotImplemented
     into = None
