@@ -174,6 +174,12 @@ def programs(draw):
 @settings(max_examples=200, deadline=None)
 @given(programs())
 def test_forms_follow_numpy_exactly(program):
+    with pytest.MonkeyPatch.context() as small:  # the run paths at any size, as the passes here are small
+        small.setattr(affine, "_RUN_LANES", 0)
+        _forms_follow_numpy_exactly(program)
+
+
+def _forms_follow_numpy_exactly(program):
     grid, block, steps, pick = program
     extent = extent_of(grid, block)
     v = capture(grid, block)
@@ -221,10 +227,12 @@ def test_forms_follow_numpy_exactly(program):
 
 
 @pytest.mark.parametrize("grid, block", [((3,), (64,)), ((5,), (8, 4)), ((2, 3), (32,)), ((1,), (7, 3, 2))])
-def test_a_run_compared_with_a_number_is_answered_from_its_ends(grid, block):
+def test_a_run_compared_with_a_number_is_answered_from_its_ends(grid, block, monkeypatch):
     """``i < n`` for ``i = bx·bdx + tx`` (and runs made from it: reversed, scaled, shifted)
     is a prefix or a suffix of the pass, worked out from the end points: every comparison,
-    either way round, at every threshold that matters, as numpy gives it."""
+    either way round, at every threshold that matters, as numpy gives it. (Small passes
+    here: the run paths are taken at any size.)"""
+    monkeypatch.setattr(affine, "_RUN_LANES", 0)
     v = capture(grid, block)
     T = int(np.prod(block))
     i = v["bx"] * T + v["tid"] if len(grid) == 1 else v["tid"]  # a run on 1-D grids; (1, T) on one block

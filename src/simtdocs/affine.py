@@ -222,6 +222,8 @@ _ORDERINGS = {np.less: np.greater, np.less_equal: np.greater_equal, np.greater: 
               np.greater_equal: np.less_equal}
 #: Beyond this, numpy may compare through float64, which does not hold every integer.
 _EXACT = 1 << 53
+#: Below this many lanes numpy's own loop is faster than working a run out from its ends.
+_RUN_LANES = 1 << 14
 
 
 def _compare_by_form(ufunc, inputs):
@@ -237,10 +239,10 @@ def _compare_by_form(ufunc, inputs):
     else:
         return None
     form = x.form
-    if form is None or x.ndim != 2 or not -_EXACT < n < _EXACT:
+    if form is None or x.ndim != 2 or x.size < _RUN_LANES or not -_EXACT < n < _EXACT:
         return None
     lo, hi = form.bounds
-    step = _step(form.coefs, form.extent)
+    step = contiguous_step(form)
     T = form.extent[3] * form.extent[4] * form.extent[5]
     if not step or x.shape[1] != T or not -_EXACT < lo <= hi < _EXACT:
         return None
@@ -270,7 +272,9 @@ def _run_of(ufunc, operands, form: Form):
             or a.shape == b.shape:
         return None
     rows, cols = max(a.shape[0], b.shape[0]), max(a.shape[1], b.shape[1])
-    step = _step(form.coefs, form.extent)
+    if rows * cols < _RUN_LANES:
+        return None
+    step = contiguous_step(form)
     if not step or cols != form.extent[3] * form.extent[4] * form.extent[5]:
         return None
     corner = ufunc(a[:1, :1], b[:1, :1])  # numpy's dtype, and the first value
@@ -283,11 +287,6 @@ def _run_of(ufunc, operands, form: Form):
     if int(ufunc(a[-1:, -1:], b[-1:, -1:])[0, 0]) != start + step * (size - 1):
         return None  # not the pass's blocks in order
     return np.arange(start, start + step * size, step, dtype=corner.dtype).reshape(rows, cols)
-
-
-@functools.lru_cache(maxsize=256)
-def _step(coefs, extent):
-    return contiguous_step(Form(0, coefs, extent))
 
 
 def _result_form(ufunc, inputs):
@@ -353,11 +352,16 @@ def address(index, shape: tuple[int, ...], extent: tuple[int, ...], threads: tup
 
 def contiguous_step(form: Form) -> int | None:
     """``s`` when thread g of a pass (counted block-major) is at ``start + s·g``, else None."""
-    gdx, gdy, gdz, bdx, bdy, bdz = form.extent
+    return _contiguous_step(form.coefs, form.extent)
+
+
+@functools.lru_cache(maxsize=256)
+def _contiguous_step(coefs, extent) -> int | None:  # a loop asks again at every step
+    gdx, gdy, gdz, bdx, bdy, bdz = extent
     T = bdx * bdy * bdz
     weights = (T, T * gdx, T * gdx * gdy, 1, bdx, bdx * bdy)  # how far g moves per unit of each
     step = None
-    for c, w, n in zip(form.coefs, weights, form.extent):
+    for c, w, n in zip(coefs, weights, extent):
         if n == 1:
             continue
         if step is None:
