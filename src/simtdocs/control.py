@@ -53,7 +53,8 @@ def branch(blk, site, c, lanes, cond):
     # One row per block even when every block agrees: the kernel owns the mask and may narrow
     # it in place with values that differ between blocks (m &= v > 0). The instructions
     # under it take the lanes it remembers, until such a write.
-    taken = np.broadcast_to(taken, (blk.nblocks, blk.nthreads))  # a uniform one stays a broadcast row
+    if taken.shape != (blk.nblocks, blk.nthreads):  # a uniform one stays a broadcast row
+        taken = np.broadcast_to(taken, (blk.nblocks, blk.nthreads))
     return branch_mask(taken.copy(), blk._all if everyone else _lanes_taking(blk, taken))
 
 

@@ -17,8 +17,11 @@ from .diagnostics import Site
 from .threads import Lanes
 
 def per_thread(values, blocks: int, threads: int, site: Site, what: str = "value", extra=()) -> np.ndarray:
-    """``values`` broadcast to (blocks, threads, *extra), or an error that says where."""
+    """``values`` broadcast to (blocks, threads, *extra), or an error that says where (the
+    array itself when it has that shape already: callers only read it)."""
     values = np.asarray(values)
+    if values.shape == (blocks, threads) + tuple(extra):
+        return values
     try:
         return np.broadcast_to(values, (blocks, threads) + tuple(extra))
     except ValueError:
