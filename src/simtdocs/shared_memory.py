@@ -497,9 +497,8 @@ def _atomic_per_block(blk, c, lanes, run, arr: Shared, flat, value, op, compare,
     faster than one sort of every running lane of the pass."""
     B, T = blk.nblocks, blk.nthreads
     keys = (np.arange(B)[:, None] * arr.size + flat).reshape(-1)
-    values = np.broadcast_to(per_thread(np.asarray(value, dtype=arr.dtype), B, T, site, "value"), (B, T)).reshape(-1)
-    cmp = None if op != "cas" else \
-        np.broadcast_to(per_thread(np.asarray(compare, dtype=arr.dtype), B, T, site, "compare"), (B, T)).reshape(-1)
+    values = per_thread(np.asarray(value, dtype=arr.dtype), B, T, site, "value").reshape(-1)
+    cmp = None if op != "cas" else per_thread(np.asarray(compare, dtype=arr.dtype), B, T, site, "compare").reshape(-1)
     grouped = atomics.by_element_per_block(flat, arr.size, run.mask)
     old = atomics.apply(arr.data.reshape(-1), keys, values, op, cmp, grouped)
     if tables_too:
