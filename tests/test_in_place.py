@@ -165,6 +165,26 @@ def test_a_branch_mask_written_in_place_is_read_afresh_by_the_instruction_after(
 
 
 @pytest.mark.parametrize("run", ENGINES)
+def test_a_branch_mask_anded_with_another_in_place_takes_the_lanes_of_the_result(run):
+    # m &= blk.branch(…), as a grid-stride loop narrows its mask: when one side is every lane,
+    # the result is the other side. 3 blocks of 32: 24, then 8 lanes per block.
+    def narrowed(blk, out):
+        i = blk.bx * blk.bdx + blk.tx
+        m = blk.branch(blk.tx < 24)
+        m &= blk.branch(blk.tx >= 0)  # every lane: m keeps its 24
+        blk.store(out, i, 1.0, mask=m)
+        every = blk.branch(blk.tx >= 0)
+        every &= blk.branch(blk.tx < 8)  # now the 8
+        blk.store(out, i, 2.0, mask=every)
+
+    out = np.zeros(3 * 32)
+    stats = run(narrowed, grid=3, block=32, args=(out,))
+    np.testing.assert_array_equal(out, ([2.0] * 8 + [1.0] * 16 + [0.0] * 8) * 3)
+    lanes = sorted(c.active_lanes for s, c in stats.by_site.items() if "blk.store" in s.source)
+    assert lanes == [3 * 8, 3 * 24]
+
+
+@pytest.mark.parametrize("run", ENGINES)
 def test_a_shared_index_halved_in_place_between_two_stores_is_counted_afresh(run):
     def kernel(blk, out):
         s = blk.shared(64, np.float32, name="s")

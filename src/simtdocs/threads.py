@@ -321,11 +321,17 @@ class BranchMask(np.ndarray):
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
         plain = tuple(np.asarray(x) if isinstance(x, BranchMask) else x for x in inputs)
         if out is not None:
+            # m &= blk.branch(…) with one side every lane (a loop that goes on): the result is
+            # the other side, whose lanes are known.
+            kept = _and_lanes(ufunc, method, inputs, out) if not kwargs else None
             for o in out:
                 if isinstance(o, BranchMask):
                     o._forget()
             kwargs["out"] = tuple(np.asarray(o) if isinstance(o, BranchMask) else o for o in out)
             result = getattr(ufunc, method)(*plain, **kwargs)
+            if kept is not None:
+                out[0].lanes = kept
+                out[0].flags.writeable = False
             return out[0] if len(out) == 1 else out
         return getattr(ufunc, method)(*plain, **kwargs)
 
@@ -341,6 +347,21 @@ class BranchMask(np.ndarray):
         self.lanes = None
         if not self.flags.writeable:
             self.flags.writeable = True
+
+
+def _and_lanes(ufunc, method, inputs, out) -> "Lanes | None":
+    """The lanes of ``a & b`` written into ``a`` when both are branch masks of the same pass
+    that know their lanes and one of them is every lane (its values all true)."""
+    if (ufunc is not np.bitwise_and and ufunc is not np.logical_and) or method != "__call__" or len(out) != 1 \
+            or len(inputs) != 2 or out[0] is not inputs[0]:
+        return None
+    a, b = inputs
+    if not (isinstance(a, BranchMask) and isinstance(b, BranchMask)) or a.lanes is None or b.lanes is None \
+            or a.shape != b.shape or (a.lanes.first, a.lanes.blocks) != (b.lanes.first, b.lanes.blocks):
+        return None
+    if a.lanes.mask is None:
+        return b.lanes
+    return a.lanes if b.lanes.mask is None else None
 
 
 def branch_mask(values: np.ndarray, lanes: "Lanes") -> BranchMask:
