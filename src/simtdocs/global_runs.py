@@ -10,7 +10,7 @@ import functools
 import numpy as np
 
 from . import affine
-from .indexing import as_slice, per_thread
+from .indexing import few_threads, per_thread
 from .memory import SECTOR_BYTES, distinct_per_warp, sector_of
 from .threads import WARP_SIZE, Lanes
 
@@ -135,8 +135,8 @@ def contiguous(blk, site, c, lanes, kind, array, start, step, width, value, base
     # The active lanes as one run lo..hi (every lane between them active: a ragged tail, a
     # guard like i < n) are moved by slices alone; other masks pick their lanes.
     dense = lanes.all or hi < lo or lanes.count == hi - lo + 1
-    few = None if dense or width > 1 or step < 0 else lanes.remember("few", lambda: _few_lanes(lanes))
-    if few is not None:
+    few = None if dense or width > 1 or step < 0 else few_threads(lanes, 2)
+    if isinstance(few, slice):
         # The same few lanes of every block (a halo's first threads): one strided view of
         # exactly their elements, each inside the array as the span's ends are.
         T, size = blk.nthreads, array.dtype.itemsize
@@ -167,18 +167,6 @@ def contiguous(blk, site, c, lanes, kind, array, start, step, width, value, base
         keep = lanes.mask.reshape(-1)[g0:g1]
         np.copyto(target, values[g0 * width:g1 * width], where=np.repeat(keep, width) if width > 1 else keep)
     return None
-
-
-def _few_lanes(lanes) -> slice | None:
-    """The active lanes as a slice of the threads, when every block has the same ones, no more
-    than half of them, one step apart (else None)."""
-    if lanes.one is None:
-        return None
-    t = np.flatnonzero(lanes.one[0])
-    if t.size == 0 or 2 * t.size > lanes.geo.threads:
-        return None
-    few = as_slice(t)
-    return few if isinstance(few, slice) else None
 
 
 def _aligned(form, base: int, itemsize: int, lane_bytes: int) -> bool:

@@ -58,6 +58,18 @@ def as_slice(index: np.ndarray):
     return index
 
 
+def few_threads(lanes: Lanes, parts: int):
+    """The active threads of every block, when every block has the same ones and they are at
+    most ``1/parts`` of the block (a halo's first threads, warp 0 of each block): a slice when
+    they are one run with one step, else an index array; None otherwise. Kept with the lanes."""
+    def find():
+        if lanes.one is None:
+            return None
+        t = np.flatnonzero(lanes.one[0])
+        return as_slice(t) if 0 < t.size and t.size * parts <= lanes.geo.threads else None
+    return lanes.remember(("few threads", parts), find)
+
+
 def _index_part(i, lanes: Lanes, site: Site, what: str) -> np.ndarray:
     """One part of an index as the kernel made it (an integer array that fits the pass), not
     yet broadcast: an index shared by every block (``blk.tx``) stays one row."""

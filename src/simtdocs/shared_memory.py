@@ -289,7 +289,7 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
             # with every lane (a padded grid's inner blocks) are written whole: only the others
             # need zeros.
             whole = kind == "read" and not everyone and len(found) == 1 and found[0][3] is None and \
-                (found[0][0].mask is None or bool(found[0][0].mask.all()))
+                found[0][0].mask is None  # (Lanes.patterns gives a block that runs every lane no mask)
             out = None
             if kind == "read" and not everyone:
                 out = (np.empty if whole else np.zeros)((B, blk.nthreads) + ((width,) if width > 1 else ()), arr.dtype)

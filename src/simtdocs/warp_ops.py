@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .diagnostics import inactive_source
-from .indexing import as_slice, one_row, per_thread
+from .indexing import as_slice, few_threads, one_row, per_thread
 from .threads import WARP_SIZE, warp_any, warp_bits
 
 
@@ -51,7 +51,7 @@ def shuffle(blk, site, c, lanes, value, source_lane, name: str):
         sources = np.where(e[threads], s[threads], threads - threads % WARP_SIZE + sl[threads])
         raise inactive_source(name, site, lanes.block_of(b), threads, sources)
     c.shuffles += blk._issue(c, lanes)
-    few = lanes.remember("few threads", lambda: _few_threads(lanes)) if alike and lanes.one is not None else None
+    few = few_threads(lanes, 4) if alike else None
     if few is not None:
         # The same few lanes in every block (warp 0 scanning the warps' sums): the others
         # keep their own value, so only the few move.
@@ -67,13 +67,6 @@ def shuffle(blk, site, c, lanes, value, source_lane, name: str):
     if not lanes.all:
         out = _blend(lanes, out, v)
     return out
-
-
-def _few_threads(lanes):
-    """The active threads of every block as a slice or an index array, when they are no more
-    than a quarter of the block (else None: a gather of every lane and a blend cost less)."""
-    t = np.flatnonzero(lanes.one[0])
-    return as_slice(t) if 4 * t.size <= lanes.geo.threads else None
 
 
 def _gather_lanes(v: np.ndarray, src: np.ndarray) -> np.ndarray:
