@@ -195,17 +195,16 @@ def unlock(a: np.ndarray) -> None:
             x.flags.writeable = True
 
 
-@functools.cache
-def _limits(dtype: np.dtype) -> tuple[int, int]:
-    info = np.iinfo(dtype)
-    return int(info.min), int(info.max)
+#: The smallest and largest value of each integer dtype a form may describe.
+_LIMITS = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+           for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)}
 
 
 def _with_form(a: ThreadIndex, form: Form | int | None) -> ThreadIndex:
-    if isinstance(form, Form) and a.dtype.kind in "iu":
+    limits = _LIMITS.get(a.dtype) if type(form) is Form else None  # None: not an integer array
+    if limits is not None:
         lo, hi = form.bounds
-        low, high = _limits(a.dtype)
-        if low <= lo and hi <= high:  # the exact values fit: numpy did not wrap around
+        if limits[0] <= lo and hi <= limits[1]:  # the exact values fit: numpy did not wrap around
             a.form = form
             a.flags.writeable = False  # writes go through unlock(), which drops the form
             return a
@@ -278,11 +277,9 @@ def _run_of(ufunc, operands, form: Form):
     if not step or cols != form.extent[3] * form.extent[4] * form.extent[5]:
         return None
     corner = ufunc(a[:1, :1], b[:1, :1])  # numpy's dtype, and the first value
-    if corner.dtype.kind not in "iu":
-        return None
-    low, high = _limits(corner.dtype)
-    if not (low <= form.bounds[0] and form.bounds[1] <= high):
-        return None  # numpy wraps around: its values are not the form's
+    limits = _LIMITS.get(corner.dtype)
+    if limits is None or not (limits[0] <= form.bounds[0] and form.bounds[1] <= limits[1]):
+        return None  # not integers, or numpy wraps around: its values are not the form's
     start, size = int(corner[0, 0]), rows * cols
     if int(ufunc(a[-1:, -1:], b[-1:, -1:])[0, 0]) != start + step * (size - 1):
         return None  # not the pass's blocks in order

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .arguments import byte_offset, writable
+from .arguments import byte_offset, read_only, writable
 from .counters import Stats
 from .devices import Device
 from .diagnostics import LaunchError, SimulatorError, Site
@@ -63,12 +63,24 @@ class _Launch:
         if hit is None or hit[0] is not array:
             if len(self._placed) >= 256:
                 self._placed.clear()
-            hit = self._placed[id(array)] = [array, byte_offset(array), None]
+            hit = self._placed[id(array)] = [array, None, None]
         return hit
+
+    def argument(self, array):
+        """A kernel argument as the kernel sees it (``arguments.read_only``). The caller's
+        array is the read-only view's writable twin, so stores need not look for it, and a
+        view of an array that owns its memory starts where it does."""
+        view = read_only(array)
+        if view is not array:
+            self._placed[id(view)] = [view, 0 if array.base is None else None, array]
+        return view
 
     def byte_offset(self, array: np.ndarray) -> int:
         """``arguments.byte_offset``, kept for the launch."""
-        return self._placement(array)[1]
+        hit = self._placement(array)
+        if hit[1] is None:
+            hit[1] = byte_offset(array)
+        return hit[1]
 
     def writable(self, array: np.ndarray) -> np.ndarray:
         """``arguments.writable``, kept for the launch."""

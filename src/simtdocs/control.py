@@ -28,6 +28,11 @@ def branch(blk, site, c, lanes, cond):
         # nothing diverges, and the lanes under it are all of them.
         c.branches += blk._issue(c, lanes)
         return branch_mask(np.ones((blk.nblocks, T), bool), lanes)
+    if cond.shape in ((T,), (1, T), (blk.nblocks, T)) and not cond.any():
+        # No thread takes it (a loop's last test): nothing diverges, and no lane runs under it.
+        c.branches += blk._issue(c, lanes)
+        return branch_mask(np.zeros((blk.nblocks, T), bool), Lanes(lanes.geo, blk.first, blk.nblocks,
+                                                                    np.zeros((blk.nblocks, T), bool)))
     cond = one_row(cond)
     uniform = lanes.uniform and (cond.ndim < 2 or cond.shape[0] == 1)
     if uniform:
@@ -42,12 +47,14 @@ def branch(blk, site, c, lanes, cond):
     # Divergent: some active lane goes each way.
     geo = lanes.geo
     rows = geo.rows(taken, False)
+    some = warp_any(rows)
+    known = {"row_mask": rows, "row_any": some}  # what the lanes under it would work out again
     if reach is None and not geo.ragged:  # every lane reaches it: some take it, not all
-        every = warp_all(rows)
-        divergent = warp_any(rows) & ~every
+        every = known["row_full"] = warp_all(rows)
+        divergent = some & ~every
         everyone = bool(every.all())
     else:
-        divergent = warp_any(rows) & warp_any(geo.rows(~cond if reach is None else ~cond & reach, False))
+        divergent = some & warp_any(geo.rows(~cond if reach is None else ~cond & reach, False))
         everyone = bool(taken.all())
     c.divergent_branches += int(np.count_nonzero(divergent)) * (blk.nblocks if uniform else 1)
     # One row per block even when every block agrees: the kernel owns the mask and may narrow
@@ -55,13 +62,15 @@ def branch(blk, site, c, lanes, cond):
     # under it take the lanes it remembers, until such a write.
     if taken.shape != (blk.nblocks, blk.nthreads):  # a uniform one stays a broadcast row
         taken = np.broadcast_to(taken, (blk.nblocks, blk.nthreads))
-    return branch_mask(taken.copy(), blk._all if everyone else _lanes_taking(blk, taken))
+        known = {}  # its rows are one block's
+    return branch_mask(taken.copy(), blk._all if everyone else _lanes_taking(blk, taken, known))
 
 
-def _lanes_taking(blk, taken: np.ndarray) -> Lanes:
+def _lanes_taking(blk, taken: np.ndarray, known: dict) -> Lanes:
     """``Lanes`` for the (B, T) mask ``taken``: those of the pass's previous branch when it took
     the very same lanes (a guard the kernel tests again before each statement, as the
-    per-thread dialect does for every ``if``), with all they have worked out since."""
+    per-thread dialect does for every ``if``), with all they have worked out since; new ones
+    start from what the branch ``known`` (its warps' rows) already worked out."""
     memo = blk._branch_memo
     if memo is not None:
         before, lanes = memo
@@ -69,6 +78,7 @@ def _lanes_taking(blk, taken: np.ndarray) -> Lanes:
         if np.array_equal(before[:rows], taken[:rows]):
             return lanes
     lanes = Lanes(blk._geo, blk.first, blk.nblocks, taken)
+    lanes.__dict__.update(known)  # the cached properties of these names: the same values
     blk._branch_memo = (taken, lanes)
     return lanes
 

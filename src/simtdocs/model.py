@@ -28,7 +28,7 @@ import sys
 
 import numpy as np
 
-from . import affine, allocator, arguments, control, global_memory, shared_memory, trace as tracing, warp_ops
+from . import affine, allocator, control, global_memory, shared_memory, trace as tracing, warp_ops
 from .configuration import _check, _dims, _explain, _Launch, _shared_limit
 from .counters import Counters, Stats
 from .devices import H100, Device
@@ -375,7 +375,7 @@ def launch(kernel, grid, block, args=(), device: Device = H100, shared_bytes: in
     stats = Stats(kernel=name, grid=grid, block=block, device=device, trace=None if traced is None else [])
     reserved = shared_bytes if max_dynamic_shared_bytes is None else max_dynamic_shared_bytes
     state = _Launch(name, grid, block, device, shared_bytes, reserved, limit, reason, tools, stats, traced)
-    args = tuple(arguments.read_only(a) for a in args)
+    args = tuple(state.argument(a) for a in args)
     total = grid[0] * grid[1] * grid[2]
     per_pass = blocks_per_pass or _blocks_per_pass(grid, threads)
     for first in range(0, total, per_pass):
