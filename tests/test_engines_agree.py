@@ -439,8 +439,8 @@ class Builder:
         nums = [n for n, w, kind in self.regs if kind == "num" and w == 1]
         if nums and self.c.chance(50):
             cond = f"{self.c.choice(nums)} > {self.c.integers(0, 20)}"
-        else:
-            cond = self.table(self.rng.random((self.nb, self.T)) < 0.5)
+        else:  # now and then one no thread takes (a loop's last test) or every thread does
+            cond = self.table(self.rng.random((self.nb, self.T)) < self.c.choice([0.5, 0.5, 0.5, 0.0, 1.0]))
         name = self.record(f"blk.branch({cond}, mask={self.mask()})", 1, "bool")
         self.masks.append(name)
 

@@ -129,6 +129,31 @@ def test_every_lane_reading_one_element_gets_it_on_its_active_lanes_only(guard, 
     np.testing.assert_array_equal(out, np.where(active, F[1, 2], 0))
 
 
+
+@pytest.mark.parametrize("blocks", [1, 3])
+def test_a_misaligned_run_under_a_branch_counts_full_and_partial_warps(blocks):
+    # x[tx + 1] (4 bytes past a sector) under tx < 40, blocks of 64 threads. Warp 0 runs all
+    # 32 lanes: elements 1-32, bytes 4-131, sectors 0-4: 5. Warp 1 runs lanes 32-39:
+    # elements 33-40, bytes 132-163, sectors 4 and 5: 2. Every block alike: 7 a block.
+    # A test no thread passes (tx > 100) issues the branch in both warps and nothing under it.
+    def kernel(blk, x, out):
+        m = blk.branch(blk.tx < 40)
+        v = blk.load(x, blk.tx + 1, mask=m)
+        blk.store(out, blk.bx * blk.bdx + blk.tx, v, mask=m)
+        never = blk.branch(blk.tx > 100, mask=m)
+        blk.store(out, blk.bx * blk.bdx + blk.tx, v + 1, mask=never)
+
+    x = np.arange(128, dtype=np.float32)
+    out = np.full(64 * blocks, -1, np.float32)
+    stats = launch(kernel, grid=blocks, block=64, args=(x, out))
+    load, branch, never = line(stats, "blk.load"), line(stats, "tx < 40"), line(stats, "tx > 100")
+    assert (load.sectors, load.requests) == (7 * blocks, 2 * blocks)
+    assert (branch.branches, branch.divergent_branches) == (2 * blocks, blocks)
+    assert (never.branches, never.divergent_branches) == (2 * blocks, 0)
+    assert line(stats, "v + 1").requests == 0
+    tx = np.arange(64 * blocks) % 64
+    np.testing.assert_array_equal(out, np.where(tx < 40, tx + 1, -1))
+
 def test_uint8_tuple_index_does_not_overflow():
     def column(blk, A, out):
         v = blk.load(A, (blk.tx.astype(np.uint8), np.zeros_like(blk.tx, np.uint8)))
