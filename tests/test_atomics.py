@@ -106,13 +106,17 @@ def test_shared_atomics_of_every_lane_match_the_reference(per_pass):
 
 @pytest.mark.parametrize("op", ["add", "max", "min", "cas"])
 @pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float64])
-def test_hot_elements_and_long_swap_chains_agree_with_one_lane_at_a_time(monkeypatch, op, dtype):
+@pytest.mark.parametrize("others", [True, False])
+def test_hot_elements_and_long_swap_chains_agree_with_one_lane_at_a_time(monkeypatch, op, dtype, others):
     # Small thresholds, so that a few hundred lanes take the paths meant for millions: a hot
-    # element accumulated on its own row, and a compare-and-swap chain finished lane by lane.
+    # element accumulated on its own row, and a compare-and-swap chain finished lane by lane
+    # (among other elements, and on its own: a lock, a CAS-built atomicAdd).
     monkeypatch.setattr(atomics, "LONG_ROW", 8)
     monkeypatch.setattr(atomics, "CAS_ROUNDS", 3)
     rng = np.random.default_rng(11)
     keys = np.where(rng.random(600) < 0.7, 3, rng.integers(0, 6, 600))  # element 3 is hot
+    if not others:
+        keys[:] = 3
     values = rng.integers(0, 4, keys.size).astype(dtype)
     if np.dtype(dtype).kind == "f":
         values = (values + rng.random(keys.size)).astype(dtype)

@@ -145,7 +145,7 @@ def _sorted(mem, keys, values, op, cmp, grouped=None):
     head[1:] = k[1:] != k[:-1]
     first = np.flatnonzero(head)  # each element's first lane, in sorted order
     last = np.append(first[1:] - 1, k.size - 1)  # and its last
-    lanes = np.diff(first, append=k.size)  # lanes per element
+    lanes = last - first + 1  # lanes per element
     v = grouped_order(values)
     if op == "add" and mem.dtype.kind in "iu":  # integers add exactly in any grouping
         run = np.cumsum(v, dtype=mem.dtype)
@@ -252,6 +252,8 @@ def _compare_and_swap(start, v, cmp, first, lanes):
     next swapping lane all see its current value, so the rounds are the swaps, not the lanes
     (a lock taken by one of many lanes costs one round)."""
     G = start.size
+    if G == 1:
+        return _compare_and_swap_one(start, v, cmp)
     group = np.repeat(np.arange(G), lanes)
     rank = np.arange(v.size) - np.repeat(first, lanes)  # each lane's place on its element
     state = start.copy()
@@ -279,3 +281,23 @@ def _compare_and_swap(start, v, cmp, first, lanes):
         swapped = nxt < np.iinfo(np.int64).max
         state[swapped] = v[nxt[swapped]]
         done[:] = np.where(swapped, nxt - first + 1, lanes)
+
+
+def _compare_and_swap_one(start, v, cmp):
+    """``_compare_and_swap`` for lanes that all hit one element (a lock, a CAS loop that
+    builds an atomicAdd): from each swap to the next lane whose compare value matches."""
+    seen = np.empty(v.size, start.dtype)
+    state, p = start[0], 0
+    for _ in range(CAS_ROUNDS):
+        match = cmp[p:] == state
+        q = p + int(match.argmax()) if match.size else p
+        if q == v.size or not match[q - p]:  # nobody else swaps
+            seen[p:] = state
+            return seen, np.array([state], start.dtype)
+        seen[p:q + 1] = state
+        state, p = v[q], q + 1
+    for j in range(p, v.size):  # a long chain of swaps: the rest lane by lane
+        seen[j] = state
+        if cmp[j] == state:
+            state = v[j]
+    return seen, np.array([state], start.dtype)

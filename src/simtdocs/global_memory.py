@@ -126,16 +126,19 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
         if np.unique(keys).size == keys.size:  # one lane per element in each block
             out[:, t] = atomics.apply_across_blocks(mem, keys, values[:, t], op, None if cmp is None else cmp[:, t])
             return out
-    # The active lanes in serial order: a reshape when every lane runs, else a boolean pick
-    # (numpy moves those far faster than a pair of index arrays).
+    # The active lanes in serial order: a reshape when every lane runs; a few lanes (one a
+    # block, a CAS loop's losers) by their (block, thread) pairs; else a boolean pick, which
+    # reads every lane but moves many faster.
+    where = None if run.all else run.threads if run.count * 8 <= out.size else run.mask
+
     def pick(a):
         a = np.broadcast_to(a, out.shape)
-        return a.reshape(-1) if run.all else a[run.mask]
+        return a.reshape(-1) if where is None else a[where]
 
     old = atomics.apply(mem, pick(flat), pick(values), op, None if cmp is None else pick(cmp))
-    if run.all:
+    if where is None:
         return old.reshape(out.shape)
-    out[run.mask] = old
+    out[where] = old
     return out
 
 
