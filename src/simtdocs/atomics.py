@@ -218,6 +218,8 @@ def _accumulate(ufunc, dtype, start, v, first, lanes):
         run = ufunc.accumulate(np.concatenate([start[g:g + 1], v[first[g]:first[g] + lanes[g]]]), dtype=dtype)
         seen[first[g]:first[g] + lanes[g]] = run[:-1]
         final[g] = run[-1]
+    if long.all():  # hot elements only (one counter every lane adds to): no table
+        return seen, final
     size = np.ceil(np.log2(lanes + 1)).astype(np.uint8)  # row length 2**size: the value, then the lanes
     size[long] = 0  # no row
     order = np.argsort(size, kind="stable")  # small integers: a radix sort
