@@ -353,13 +353,15 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
         if lo + form.const < 0 or hi + form.const + width > mem.size:
             return NotImplemented
     shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())
-    out = np.zeros(shape, array.dtype) if kind == "read" else None
+    # A read fills the rows of the blocks that run it; the idle blocks' rows are cleared
+    # last (zeroing a whole fresh array costs about as much as filling it).
+    out = np.empty(shape, array.dtype) if kind == "read" else None
     if kind == "write":
         value = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value", shape[2:])
     if starts.size:
         done = _one_box(blk, site, c, lanes, kind, array, form, width, value, base, active, mem, out)
         if done is not NotImplemented:
-            return done
+            return _idle_cleared(lanes, done)
     views = []
     for a, b in zip(starts, stops):
         view = affine.strided_view(mem, form, blk.first + int(a), int(b - a), width)
@@ -378,6 +380,13 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
             out[a:b] = got
     if starts.size == 0:
         count(blk, c, lanes, lane_bytes, 0)
+    return _idle_cleared(lanes, out)
+
+
+def _idle_cleared(lanes, out):
+    """A read's result with the rows of the blocks that ran none of it zeroed."""
+    if out is not None and lanes.idle_blocks.size:
+        out[lanes.idle_blocks] = 0
     return out
 
 

@@ -299,7 +299,7 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
                 if everyone:
                     return got
             if whole:
-                out[lanes.remember("idle blocks", lambda: np.flatnonzero(~lanes.block_any))] = 0
+                out[lanes.idle_blocks] = 0
             return out
     if patterns is not None:  # per block after all: every lane's index
         if len(found) == 1 and found[0][1] is None:  # the same in every block

@@ -236,6 +236,11 @@ class Lanes:
         return self.mask.any(axis=1)
 
     @functools.cached_property
+    def idle_blocks(self) -> np.ndarray:
+        """The blocks of the pass (their places in it) with no active lane."""
+        return np.flatnonzero(~self.block_any)
+
+    @functools.cached_property
     def row_full(self) -> np.ndarray | None:
         """(B·W,) bool: warps whose every lane runs; None when all do."""
         if self.mask is None:
