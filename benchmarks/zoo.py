@@ -19,7 +19,8 @@ imported from the test modules, at 1–4 M elements or about 1024² (a tiled mat
 
 The three results are checked against each other. Times are best-of-``repeat`` CPU time
 (single-threaded numpy on every side; CPU time is far less disturbed than wall time on a
-shared machine); peak memory of one launch is measured with tracemalloc.
+shared machine), simtdocs and the idiom taking turns so that their ratio does not pick up
+the machine's drift between two runs; peak memory of one launch is measured with tracemalloc.
 
 Twins: every kernel with a bounds guard also runs on a grid padded by one block per axis
 (the extra blocks masked off, as the OLCF transpose exercise launches 129 × 129 blocks for
@@ -391,18 +392,19 @@ def best(run, make_args, repeat):
     return min(times)
 
 
-def best_of_pair(run_a, make_a, run_b, make_b, repeat):
-    """``best`` of two runs that take turns, a then b, ``repeat`` times: a twin and its exact
-    grid meet the same state of the machine (on a shared 2-core machine its speed drifts by
-    tens of percent over a minute, which timing one after the other turns into a ratio)."""
-    times_a, times_b = [], []
+def best_taking_turns(runs, repeat):
+    """``best`` of each of ``runs`` (``(run, make_args)`` pairs), the runs taking turns
+    ``repeat`` times: a kernel, its padded twin and its idiom meet the same state of the
+    machine (on a shared 2-core machine its speed drifts by tens of percent over a minute,
+    which timing one after the other turns into a ratio)."""
+    times = [[] for _ in runs]
     for _ in range(repeat):
-        for run, make, times in ((run_a, make_a, times_a), (run_b, make_b, times_b)):
+        for (run, make), spent in zip(runs, times):
             args = make()
             t = time.process_time()
             run(args)
-            times.append(time.process_time() - t)
-    return min(times_a), min(times_b)
+            spent.append(time.process_time() - t)
+    return [min(spent) for spent in times]
 
 
 def peak_bytes(run, make_args) -> int:
@@ -494,15 +496,17 @@ def main(argv=None) -> int:
             a = c.args(c.padded)
             pad(a)
             check(c.result(a), want, c, "padded twin against the idiom")
-            ts, tp = best_of_pair(sim, lambda: c.args(c.grid), pad, lambda: c.args(c.padded), args.repeat)
+        idiom = (lambda _: c.idiom(), lambda: None)
+        if c.twin is None:
+            ts, ti, tp = best_taking_turns([(sim, lambda: c.args(c.grid)), idiom, (pad, lambda: c.args(c.padded))],
+                                           args.repeat)
             # The kernel's own arithmetic runs on the extra blocks' lanes too: the floor's twin
             # is what padding costs before the simulator does anything.
-            tf, tfp = best_of_pair(flo, lambda: c.args(c.grid), floor_runner(c, c.padded), lambda: c.args(c.padded),
-                                   args.repeat)
+            tf, tfp = best_taking_turns([(flo, lambda: c.args(c.grid)),
+                                         (floor_runner(c, c.padded), lambda: c.args(c.padded))], args.repeat)
         else:
-            ts = best(sim, lambda: c.args(c.grid), args.repeat)
+            ts, ti = best_taking_turns([(sim, lambda: c.args(c.grid)), idiom], args.repeat)
             tf = best(flo, lambda: c.args(c.grid), args.repeat)
-        ti = best(lambda _: c.idiom(), lambda: None, args.repeat)
         peak = peak_bytes(sim, lambda: c.args(c.grid))
         if c.twin is None:
             peak = max(peak, peak_bytes(pad, lambda: c.args(c.padded)))
