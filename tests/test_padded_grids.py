@@ -142,3 +142,34 @@ def test_a_box_of_blocks_that_starts_inside_the_pass_moves_its_own_elements(kern
     for stats, out in results:
         np.testing.assert_array_equal(out, want)
         assert stats.totals == results[0][0].totals
+
+
+def every_lane_loads(blk, u, seen, n):
+    """Every thread's loaded value, idle blocks' threads included, stored unmasked: a load
+    hands the lanes that do not run it 0. Strided (``2·x``), so the blocks that run it
+    move through views: runs of blocks on a 1-D grid, one box of them on a 2-D grid."""
+    x, y = blk.bx * blk.bdx + blk.tx, blk.by * blk.bdy + blk.ty
+    if blk.gdy == 1:  # blocks 1 and 2 of 5 run it: idle blocks before, between none, after
+        ok = blk.branch((x >= blk.bdx) & (x < 3 * blk.bdx))
+    else:  # a box of blocks with idle blocks on every side
+        ok = blk.branch((x >= blk.bdx) & (x < 4 * blk.bdx) & (y >= blk.bdy) & (y < 3 * blk.bdy))
+    v = blk.load(u, y * n + 2 * x, mask=ok)
+    blk.store(seen, y * (blk.gdx * blk.bdx) + x, v)
+
+
+@pytest.mark.parametrize("grid, block", [((5,), (32,)), ((5, 4), (8, 4))], ids=["1-D runs", "2-D box"])
+def test_the_blocks_around_the_ones_that_load_get_zeros(grid, block):
+    n = 100
+    u = np.random.default_rng(4).random(n * 40).astype(np.float32) + 1  # no element is 0
+    width = grid[0] * block[0]
+    height = grid[1] * block[1] if len(grid) > 1 else 1
+    y, x = np.divmod(np.arange(width * height), width)
+    if len(grid) == 1:
+        runs_it = (x >= 32) & (x < 96)
+    else:
+        runs_it = (x >= 8) & (x < 32) & (y >= 4) & (y < 12)
+    want = np.where(runs_it, u[np.minimum(y * n + 2 * x, u.size - 1)], 0)
+    for engine, kw in ((reference.launch, {}), (launch, {}), (launch, {"blocks_per_pass": 1})):
+        seen = np.full(width * height, -1, np.float32)
+        engine(every_lane_loads, grid, block, args=(u, seen, n), **kw)
+        np.testing.assert_array_equal(seen, want)

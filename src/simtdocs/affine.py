@@ -390,7 +390,7 @@ def pass_axes(form: Form, first: int, blocks: int):
 def strided_view(mem: np.ndarray, form: Form, first: int, blocks: int, width: int = 1):
     """Every thread's element(s) of flat ``mem`` over a pass, as a view shaped
     (block axes…, bdz, bdy, bdx[, width]); None when the pass is not a box of blocks."""
-    axes = _view_axes(form.coefs, form.extent, first, blocks, width)
+    axes = view_axes(form.coefs, form.extent, first, blocks, width)
     if axes is None:
         return None
     block, shape, steps = axes
@@ -398,9 +398,11 @@ def strided_view(mem: np.ndarray, form: Form, first: int, blocks: int, width: in
 
 
 @functools.lru_cache(maxsize=1024)
-def _view_axes(coefs, extent, first: int, blocks: int, width: int):
-    """``strided_view``'s first block and axes, which do not depend on the form's constant:
-    a loop asks for them again at every step."""
+def view_axes(coefs, extent, first: int, blocks: int, width: int):
+    """``(first block's blockIdx, shape, steps)`` of the strided view of the blocks ``first ..
+    first + blocks - 1`` for an index with ``coefs`` (``view`` takes the last two), None when
+    they are not a box; they do not depend on the form's constant: a loop asks again at every
+    step."""
     axes = pass_axes(Form(0, coefs, extent), first, blocks)
     if axes is None:
         return None

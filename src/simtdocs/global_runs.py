@@ -324,70 +324,75 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
     blocks that do run it is inside the array: each run of consecutive active blocks moves
     through its own strided view, and a block with no active lane costs nothing."""
     geo = lanes.geo
-    active = lanes.block_any
     itemsize = array.dtype.itemsize
     lane_bytes = itemsize * width
-    edges = lanes.remember("runs", lambda: np.flatnonzero(np.diff(np.concatenate([[0], active.astype(np.int8), [0]]))))
-    starts, stops = edges[::2], edges[1::2]
-    if starts.size > 256:
-        return NotImplemented  # scattered blocks: the general path is as good
-    if not _aligned(form, base, itemsize, lane_bytes):
-        return NotImplemented
-    # Every check first: nothing is counted or moved unless every run can go this way.
     k = form.coefs
+    plan = lanes.remember(("runs", k, width), lambda: _runs_plan(blk, lanes, k, width))
+    if plan is None or not _aligned(form, base, itemsize, lane_bytes):
+        return NotImplemented  # scattered blocks (the general path is as good), or misaligned lanes
+    runs, (lo, hi) = plan
+    # Every check first: nothing is counted or moved unless every run can go this way.
     mem = array.reshape(-1) if kind == "read" else blk._L.writable(array).reshape(-1)
-    if starts.size:
-        # The block part's extremes over the active blocks (kept with the mask, per block
-        # coefficients), and the thread part's from its coefficients: each index runs
-        # 0 .. extent - 1.
-        def block_ends():
-            ids = blk.first + np.flatnonzero(active)
-            gx, gy = geo.grid[0], geo.grid[1]
-            running = k[0] * (ids % gx) + k[1] * (ids // gx % gy) + k[2] * (ids // (gx * gy))
-            return int(running.min()), int(running.max())
-        def ends():
-            low, high = block_ends()
-            reach = [kj * (n - 1) for kj, n in zip(k[3:], (geo.bdx, geo.bdy, geo.bdz))]
-            return low + sum(min(r, 0) for r in reach), high + sum(max(r, 0) for r in reach)
-        lo, hi = lanes.remember(("ends", k), ends)
-        if lo + form.const < 0 or hi + form.const + width > mem.size:
-            return NotImplemented
+    if runs and (lo + form.const < 0 or hi + form.const + width > mem.size):
+        return NotImplemented
     shape = (blk.nblocks, blk.nthreads) + ((width,) if width > 1 else ())
     # A read fills the rows of the blocks that run it; the idle blocks' rows are cleared
     # last (zeroing a whole fresh array costs about as much as filling it).
     out = np.empty(shape, array.dtype) if kind == "read" else None
     if kind == "write":
         value = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value", shape[2:])
-    if starts.size:
-        done = _one_box(blk, site, c, lanes, kind, array, form, width, value, base, active, mem, out)
+    if runs and geo.grid[1] * geo.grid[2] > 1:  # a box of blocks needs a 2-D or 3-D grid
+        done = _one_box(blk, site, c, lanes, kind, array, form, width, value, base, lanes.block_any, mem, out)
         if done is not NotImplemented:
-            return _idle_cleared(lanes, done)
+            return done
     views = []
-    for a, b in zip(starts, stops):
-        view = affine.strided_view(mem, form, blk.first + int(a), int(b - a), width)
+    for *_, axes in runs:
+        view = None if axes is None else affine.view(mem, form.at(axes[0]), axes[1], axes[2])
         if view is None or (kind == "write" and not affine.one_to_one(view)):
             return NotImplemented
         views.append(view)
-    parts = lanes.remember("run lanes", lambda: [  # whole blocks: counted as one
-        (int(a), int(b), Lanes(geo, blk.first + int(a), int(b - a), None if lanes.mask[a:b].all() else lanes.mask[a:b]),
-         np.arange(blk.first + a, blk.first + b, dtype=np.int64))
-        for a, b in zip(starts, stops)])
-    for (a, b, part, ids), view in zip(parts, views):
+    for (a, b, part, ids, _), view in zip(runs, views):
         into = None if kind != "read" else out[a:b].reshape(view.shape)
         got = strided(_Blocks(blk, blk.first + a, b - a), site, c, part, kind, array, form, width,
                       None if value is None else value[a:b], base, box=(view, ids), into=into)
         if kind == "read" and got is not into:
             out[a:b] = got
-    if starts.size == 0:
+    if not runs:
         count(blk, c, lanes, lane_bytes, 0)
-    return _idle_cleared(lanes, out)
-
-
-def _idle_cleared(lanes, out):
-    """A read's result with the rows of the blocks that ran none of it zeroed."""
-    if out is not None and lanes.idle_blocks.size:
-        out[lanes.idle_blocks] = 0
+    if kind == "read":  # the idle blocks between the runs
+        for a, b in zip([0] + [r[1] for r in runs], [r[0] for r in runs] + [blk.nblocks]):
+            out[a:b] = 0
     return out
+
+
+def _runs_plan(blk, lanes, k, width):
+    """What ``strided_by_runs`` works out from the lanes and the index's coefficients ``k``
+    alone, which a loop's access asks for again at every step: each run of consecutive active
+    blocks (its place in the pass, its lanes, its blocks' linear ids and the axes of its
+    strided view, None when it is not a box of blocks), and the extremes of the index's
+    block-and-thread part over them. None beyond 256 runs."""
+    geo = lanes.geo
+    active = lanes.block_any
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], active.astype(np.int8), [0]])))
+    starts, stops = edges[::2], edges[1::2]
+    if starts.size > 256:
+        return None
+    if not starts.size:
+        return [], (0, 0)
+    # The block part's extremes over the active blocks, and the thread part's from its
+    # coefficients: each index runs 0 .. extent - 1.
+    ids = blk.first + np.flatnonzero(active)
+    gx, gy = geo.grid[0], geo.grid[1]
+    running = k[0] * (ids % gx) + k[1] * (ids // gx % gy) + k[2] * (ids // (gx * gy))
+    reach = [kj * (n - 1) for kj, n in zip(k[3:], (geo.bdx, geo.bdy, geo.bdz))]
+    ends = (int(running.min()) + sum(min(r, 0) for r in reach), int(running.max()) + sum(max(r, 0) for r in reach))
+    runs = []
+    for a, b in zip(starts.tolist(), stops.tolist()):
+        mask = lanes.mask[a:b]
+        runs.append((a, b, Lanes(geo, blk.first + a, b - a, None if mask.all() else mask),  # whole blocks: counted as one
+                     np.arange(blk.first + a, blk.first + b, dtype=np.int64),
+                     affine.view_axes(k, geo.extent, blk.first + a, b - a, width)))
+    return runs, ends
 
 
 def _one_box(blk, site, c, lanes, kind, array, form, width, value, base, active, mem, out):
@@ -413,8 +418,18 @@ def _one_box(blk, site, c, lanes, kind, array, form, width, value, base, active,
                   value, base, box=(view, ids), into=into)
     if got is NotImplemented:
         return NotImplemented
-    if kind == "read" and got is not into:
-        out[at] = got
+    if kind == "read":
+        if got is not into:
+            out[at] = got
+        # The blocks outside the box ran none of it: their rows are zero (a slice each side).
+        blocks = out.reshape(pass_shape + out.shape[1:])
+        nz, ny, nx = pass_shape
+        for axis, (lo, hi, n) in enumerate(((z0, z1, nz), (y0, y1, ny), (x0, x1, nx))):
+            inside = (slice(z0, z1), slice(y0, y1))[:axis]
+            if lo:
+                blocks[inside + (slice(0, lo),)] = 0
+            if hi < n:
+                blocks[inside + (slice(hi, n),)] = 0
     return out
 
 
