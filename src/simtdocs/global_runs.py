@@ -330,7 +330,7 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
     plan = lanes.remember(("runs", k, width), lambda: _runs_plan(blk, lanes, k, width))
     if plan is None or not _aligned(form, base, itemsize, lane_bytes):
         return NotImplemented  # scattered blocks (the general path is as good), or misaligned lanes
-    runs, (lo, hi) = plan
+    runs, (lo, hi), box = plan
     # Every check first: nothing is counted or moved unless every run can go this way.
     mem = array.reshape(-1) if kind == "read" else blk._L.writable(array).reshape(-1)
     if runs and (lo + form.const < 0 or hi + form.const + width > mem.size):
@@ -341,8 +341,8 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
     out = np.empty(shape, array.dtype) if kind == "read" else None
     if kind == "write":
         value = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value", shape[2:])
-    if runs and geo.grid[1] * geo.grid[2] > 1:  # a box of blocks needs a 2-D or 3-D grid
-        done = _one_box(blk, site, c, lanes, kind, array, form, width, value, base, lanes.block_any, mem, out)
+    if box is not None:
+        done = _one_box(blk, site, c, kind, array, form, width, value, base, mem, out, box)
         if done is not NotImplemented:
             return done
     views = []
@@ -369,8 +369,9 @@ def _runs_plan(blk, lanes, k, width):
     """What ``strided_by_runs`` works out from the lanes and the index's coefficients ``k``
     alone, which a loop's access asks for again at every step: each run of consecutive active
     blocks (its place in the pass, its lanes, its blocks' linear ids and the axes of its
-    strided view, None when it is not a box of blocks), and the extremes of the index's
-    block-and-thread part over them. None beyond 256 runs."""
+    strided view, None when it is not a box of blocks), the extremes of the index's
+    block-and-thread part over them, and the box they fill (``_active_box``, with the axes of
+    its view) when there is one. None beyond 256 runs."""
     geo = lanes.geo
     active = lanes.block_any
     edges = np.flatnonzero(np.diff(np.concatenate([[0], active.astype(np.int8), [0]])))
@@ -378,7 +379,7 @@ def _runs_plan(blk, lanes, k, width):
     if starts.size > 256:
         return None
     if not starts.size:
-        return [], (0, 0)
+        return [], (0, 0), None
     # The block part's extremes over the active blocks, and the thread part's from its
     # coefficients: each index runs 0 .. extent - 1.
     ids = blk.first + np.flatnonzero(active)
@@ -392,28 +393,29 @@ def _runs_plan(blk, lanes, k, width):
         runs.append((a, b, Lanes(geo, blk.first + a, b - a, None if mask.all() else mask),  # whole blocks: counted as one
                      np.arange(blk.first + a, blk.first + b, dtype=np.int64),
                      affine.view_axes(k, geo.extent, blk.first + a, b - a, width)))
-    return runs, ends
+    box = _active_box(blk, lanes, active) if geo.grid[1] * geo.grid[2] > 1 else None  # a 2-D or 3-D grid
+    if box is not None:  # and the axes of its view, as ``affine.view`` takes them
+        z, y, x = box[1]
+        wide = (width,) if width > 1 else ()
+        box += ((z.stop - z.start, y.stop - y.start, x.stop - x.start, geo.bdz, geo.bdy, geo.bdx) + wide,
+                (k[2], k[1], k[0], k[5], k[4], k[3]) + ((1,) if wide else ()))
+    return runs, ends, box
 
 
-def _one_box(blk, site, c, lanes, kind, array, form, width, value, base, active, mem, out):
+def _one_box(blk, site, c, kind, array, form, width, value, base, mem, out, box):
     """``strided_by_runs`` when the pass is whole rows of a 2-D grid (whole planes of a 3-D
     one) and its active blocks are one box of them (as a guard on every axis leaves them on a
-    padded grid): one view for the box instead of one per run of blocks."""
-    box = lanes.remember("box", lambda: _active_box(blk, lanes, active))
-    if box is False:
-        return NotImplemented
-    corner, (z0, z1, y0, y1, x0, x1), pass_shape, ids, at, part = box
-    bdx, bdy, bdz = form.extent[3:]
-    k = form.coefs
-    view = affine.view(mem, form.at(corner), (z1 - z0, y1 - y0, x1 - x0, bdz, bdy, bdx) + ((width,) if width > 1 else ()),
-                       (k[2], k[1], k[0], k[5], k[4], k[3]) + ((1,) if width > 1 else ()))
+    padded grid): one view for the box instead of one per run of blocks. ``box``: from
+    ``_active_box``, with the view's shape and steps."""
+    corner, inside, pass_shape, ids, at, part, idle, shape, steps = box
+    view = affine.view(mem, form.at(corner), shape, steps)
     if kind == "write" and not affine.one_to_one(view):
         return NotImplemented
     into = None
     if kind == "read":  # the box's part of ``out``, shaped as the view
-        into = out.reshape(pass_shape + view.shape[3:])[z0:z1, y0:y1, x0:x1]
+        into = out.reshape(pass_shape + view.shape[3:])[inside]
     else:  # and of the values: a view of them, not a copy
-        value = value.reshape(pass_shape + value.shape[1:])[z0:z1, y0:y1, x0:x1].reshape(view.shape)
+        value = value.reshape(pass_shape + value.shape[1:])[inside].reshape(view.shape)
     got = strided(_Blocks(blk, int(ids[0]), ids.size), site, c, part, kind, array, form, width,
                   value, base, box=(view, ids), into=into)
     if got is NotImplemented:
@@ -421,24 +423,19 @@ def _one_box(blk, site, c, lanes, kind, array, form, width, value, base, active,
     if kind == "read":
         if got is not into:
             out[at] = got
-        # The blocks outside the box ran none of it: their rows are zero (a slice each side).
         blocks = out.reshape(pass_shape + out.shape[1:])
-        nz, ny, nx = pass_shape
-        for axis, (lo, hi, n) in enumerate(((z0, z1, nz), (y0, y1, ny), (x0, x1, nx))):
-            inside = (slice(z0, z1), slice(y0, y1))[:axis]
-            if lo:
-                blocks[inside + (slice(0, lo),)] = 0
-            if hi < n:
-                blocks[inside + (slice(hi, n),)] = 0
+        for around in idle:  # the blocks outside the box ran none of it
+            blocks[around] = 0
     return out
 
 
 def _active_box(blk, lanes, active):
     """The box of blocks that run an access, when the pass is whole rows of a 2-D grid or
-    whole planes of a 3-D one and those blocks fill a box of it: ``(corner, (z0, z1, y0, y1,
-    x0, x1), pass shape, ids, at, lanes)``, the box in the pass's (planes, rows, columns), its
-    first block's ``blockIdx``, the blocks' linear ids and places in the pass, and their
-    lanes. False otherwise."""
+    whole planes of a 3-D one and those blocks fill a box of it: ``(corner, box, pass shape,
+    ids, at, lanes, idle)``: the box's first block's ``blockIdx``, the box in the pass's
+    (planes, rows, columns) as slices, the blocks' linear ids and places in the pass, their
+    lanes, and the slices of the idle blocks around the box (a slab on each side that has
+    one). None otherwise."""
     geo = lanes.geo
     gdx, gdy, gdz = geo.grid
     B = blk.nblocks
@@ -447,21 +444,26 @@ def _active_box(blk, lanes, active):
     elif gdz > 1 and blk.first % (gdx * gdy) == 0 and B % (gdx * gdy) == 0:
         pass_shape, origin = (B // (gdx * gdy), gdy, gdx), (blk.first // (gdx * gdy), 0)
     else:
-        return False
+        return None
     grid = active.reshape(pass_shape)
     ends = []
     for axis in range(3):
         used = np.flatnonzero(grid.any(axis=tuple(a for a in range(3) if a != axis)))
         if used.size == 0 or used[-1] - used[0] + 1 != used.size:
-            return False
+            return None
         ends += [int(used[0]), int(used[-1]) + 1]
     z0, z1, y0, y1, x0, x1 = ends
     if not grid[z0:z1, y0:y1, x0:x1].all():
-        return False
+        return None
     planes, rows, cols = np.ix_(np.arange(z0, z1), np.arange(y0, y1), np.arange(x0, x1))
     at = ((planes * pass_shape[1] + rows) * gdx + cols).reshape(-1).astype(np.int64)
     ids = blk.first + at
     corner = (x0, origin[1] + y0, origin[0] + z0)
     box_mask = lanes.mask[at]
-    return corner, (z0, z1, y0, y1, x0, x1), pass_shape, ids, at, \
-        Lanes(geo, int(ids[0]), ids.size, None if box_mask.all() else box_mask)
+    idle = []
+    for axis, (lo, hi, n) in enumerate(((z0, z1, pass_shape[0]), (y0, y1, pass_shape[1]), (x0, x1, pass_shape[2]))):
+        within = (slice(z0, z1), slice(y0, y1))[:axis]  # inside the box on the axes before
+        idle += [within + (slice(0, lo),)] if lo else []
+        idle += [within + (slice(hi, n),)] if hi < n else []
+    return corner, (slice(z0, z1), slice(y0, y1), slice(x0, x1)), pass_shape, ids, at, \
+        Lanes(geo, int(ids[0]), ids.size, None if box_mask.all() else box_mask), idle
