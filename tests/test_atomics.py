@@ -157,3 +157,29 @@ def test_lanes_already_grouped_by_element_agree_with_one_lane_at_a_time(lanes, s
     finally:
         atomics.LONG_ROW = saved
     assert np.array_equal(got, want) and np.array_equal(mem, want_mem)
+
+
+@settings(max_examples=150, deadline=None)
+@given(lanes=st.integers(0, 300), op=st.sampled_from(["add", "exch", "max", "min", "cas"]),
+       dtype=st.sampled_from([np.int32, np.uint8, np.float32, np.float64]), short=st.sampled_from([4, 64]),
+       seed=st.integers(0, 2**31))
+def test_every_lane_on_one_element_agrees_with_one_lane_at_a_time(lanes, op, dtype, short, seed):
+    # A counter, a lock, a total every thread adds to: apply_one, the path a launch takes when
+    # the index names one element for every lane, against the lanes one after another.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(atomics, "SHORT_ROWS", short)  # longer rows accumulate as one row
+        _one_element_case(lanes, op, dtype, seed)
+
+
+def _one_element_case(lanes, op, dtype, seed):
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 4, lanes).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        values = (values + rng.random(lanes)).astype(dtype)
+    compare = rng.integers(0, 4, lanes).astype(dtype) if op == "cas" else None
+    start = np.full(5, 2, dtype)
+    want_mem = start.copy()
+    want = one_at_a_time(want_mem, np.full(lanes, 3), values, op, compare)
+    mem = start.copy()
+    got = atomics.apply_one(mem, 3, values, op, compare)
+    assert np.array_equal(got, want, equal_nan=True) and np.array_equal(mem, want_mem, equal_nan=True)

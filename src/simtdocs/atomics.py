@@ -145,30 +145,47 @@ def _sorted(mem, keys, values, op, cmp, grouped=None):
     head[1:] = k[1:] != k[:-1]
     first = np.flatnonzero(head)  # each element's first lane, in sorted order
     last = np.append(first[1:] - 1, k.size - 1)  # and its last
-    lanes = last - first + 1  # lanes per element
-    v = grouped_order(values)
-    if op == "add" and mem.dtype.kind in "iu":  # integers add exactly in any grouping
-        run = np.cumsum(v, dtype=mem.dtype)
-        before = run[first] - v[first]  # the running sum before each element's first lane
-        at = k[first]
-        start = mem[at]
-        seen = np.repeat(start - before, lanes) + (run - v)
-        mem[at] = start + (run[last] - before)
-    elif op == "exch":  # each lane gets the value of the lane before it on its element
-        seen = np.roll(v, 1)
-        seen[first] = mem[k[first]]
-        mem[k[last]] = v[last]
-    else:
-        if op == "cas":
-            seen, final = _compare_and_swap(mem[k[first]], v, grouped_order(cmp), first, lanes)
-        else:
-            seen, final = _accumulate(_UFUNCS[op], mem.dtype, mem[k[first]], v, first, lanes)
-        mem[k[first]] = final
+    seen = _by_element(mem, k[first], grouped_order(values), first, last, op,
+                       None if cmp is None else grouped_order(cmp))
     if order is None:
         return seen
     old = np.empty(keys.size, dtype=mem.dtype)
     old[order] = seen
     return old
+
+
+def apply_one(mem: np.ndarray, key: int, values: np.ndarray, op: str, compare=None) -> np.ndarray:
+    """:func:`apply` when every lane updates the one element ``key`` (a counter, a lock, a
+    total every thread adds to): a single group, with nothing to sort or compare."""
+    values = values.astype(mem.dtype, copy=False)
+    if values.size == 0:
+        return np.zeros(0, mem.dtype)
+    cmp = None if compare is None else np.asarray(compare, dtype=mem.dtype)
+    return _by_element(mem, np.array([key]), values, np.array([0]), np.array([values.size - 1]), op, cmp)
+
+
+def _by_element(mem, at, v, first, last, op, cmp):
+    """The old value of each lane, the lanes grouped by element (``v`` and ``cmp`` in that
+    order; element ``at[g]``'s lanes are ``first[g] .. last[g]``, in serial order), ``mem``
+    updated."""
+    lanes = last - first + 1  # lanes per element
+    if op == "add" and mem.dtype.kind in "iu":  # integers add exactly in any grouping
+        run = np.cumsum(v, dtype=mem.dtype)
+        before = run[first] - v[first]  # the running sum before each element's first lane
+        start = mem[at]
+        seen = np.repeat(start - before, lanes) + (run - v)
+        mem[at] = start + (run[last] - before)
+    elif op == "exch":  # each lane gets the value of the lane before it on its element
+        seen = np.roll(v, 1)
+        seen[first] = mem[at]
+        mem[at] = v[last]
+    else:
+        if op == "cas":
+            seen, final = _compare_and_swap(mem[at], v, cmp, first, lanes)
+        else:
+            seen, final = _accumulate(_UFUNCS[op], mem.dtype, mem[at], v, first, lanes)
+        mem[at] = final
+    return seen
 
 
 _UFUNCS = {"add": np.add, "max": np.maximum, "min": np.minimum}
@@ -211,13 +228,16 @@ def _accumulate(ufunc, dtype, start, v, first, lanes):
     if int(lanes.max()) <= SHORT_ROWS:
         return _accumulate_by_place(ufunc, dtype, start, v, first, lanes)
     G = start.size
+    if G == 1:  # one element: its row holds every lane's old value, then its last
+        row = _row(ufunc, dtype, start[0], v)
+        return row[:-1], row[-1:]
     seen = np.empty(v.size, dtype)
     final = np.empty(G, dtype)
     long = lanes >= LONG_ROW
     for g in np.flatnonzero(long):  # a hot element: its own row, unpadded
-        run = ufunc.accumulate(np.concatenate([start[g:g + 1], v[first[g]:first[g] + lanes[g]]]), dtype=dtype)
-        seen[first[g]:first[g] + lanes[g]] = run[:-1]
-        final[g] = run[-1]
+        row = _row(ufunc, dtype, start[g], v[first[g]:first[g] + lanes[g]])
+        seen[first[g]:first[g] + lanes[g]] = row[:-1]
+        final[g] = row[-1]
     if long.all():  # hot elements only (one counter every lane adds to): no table
         return seen, final
     size = np.ceil(np.log2(lanes + 1)).astype(np.uint8)  # row length 2**size: the value, then the lanes
@@ -246,6 +266,13 @@ def _accumulate(ufunc, dtype, start, v, first, lanes):
     seen[mine] = table[at - 1]
     final[short] = table[base[short] + lanes[short]]
     return seen, final
+
+
+def _row(ufunc, dtype, start, updates):
+    """An element's value ``start`` and then its lanes' ``updates``, accumulated in place."""
+    row = np.empty(updates.size + 1, dtype)
+    row[0], row[1:] = start, updates
+    return ufunc.accumulate(row, dtype=dtype, out=row)
 
 
 def _compare_and_swap(start, v, cmp, first, lanes):

@@ -58,8 +58,8 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
                 done = strided(blk, site, c, lanes, kind, array, form, width, value, base)
             if done is not NotImplemented:
                 return done
-    else:
-        run = None if isinstance(index, tuple) else contiguous_start(blk, index, width)
+    else:  # (an atomic goes lane by lane in any case)
+        run = None if isinstance(index, tuple) or kind == "atomic" else contiguous_start(blk, index, width)
     if run is not None and (base + run[0] * itemsize) % lane_bytes == 0 and kind != "atomic":
         done = contiguous(blk, site, c, lanes, kind, array, *run, width, value, base)
         if done is not NotImplemented:
@@ -135,7 +135,10 @@ def access(blk, site, c, lanes, kind: str, array, index, width: int = 1, value=N
         a = np.broadcast_to(a, out.shape)
         return a.reshape(-1) if where is None else a[where]
 
-    old = atomics.apply(mem, pick(flat), pick(values), op, None if cmp is None else pick(cmp))
+    if one_element:  # a counter, a lock, a total: nothing to sort by element
+        old = atomics.apply_one(mem, int(flat_one.reshape(-1)[0]), pick(values), op, None if cmp is None else pick(cmp))
+    else:
+        old = atomics.apply(mem, pick(flat), pick(values), op, None if cmp is None else pick(cmp))
     if where is None:
         return old.reshape(out.shape)
     out[where] = old
