@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 
 import numpy as np
 
@@ -73,8 +74,8 @@ class Form:
             return Form(self.const + d, self.coefs, self.extent, (self.bounds[0] + d, self.bounds[1] + d))
         if other.extent != self.extent:
             return None
-        return Form(self.const + sign * other.const, tuple(a + sign * b for a, b in zip(self.coefs, other.coefs)),
-                    self.extent)
+        return Form(self.const + sign * other.const,
+                    tuple(map(operator.add if sign > 0 else operator.sub, self.coefs, other.coefs)), self.extent)
 
     def times(self, k: int) -> Form:
         lo, hi = self.bounds[0] * k, self.bounds[1] * k

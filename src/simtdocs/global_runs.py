@@ -118,6 +118,15 @@ def contiguous(blk, site, c, lanes, kind, array, start, step, width, value, base
     """Load or store for an index ``start + step·t``: bounds, sectors and data by end points."""
     n = blk.nblocks * blk.nthreads
     mem = array.reshape(-1)
+    if lanes.mask is None and step == width == 1 and 0 <= start and start + n <= mem.size:
+        # The usual (every lane, one element each, in order, inside: y[i] = a * x[i]): a slice.
+        itemsize = array.dtype.itemsize
+        count(blk, c, lanes, itemsize, _contiguous_sectors(blk, lanes, base + start * itemsize, itemsize, itemsize))
+        if kind == "read":
+            return mem[start:start + n].reshape(blk.nblocks, blk.nthreads).copy()
+        values = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value")
+        blk._L.writable(array).reshape(-1)[start:start + n] = values.reshape(-1)
+        return None
     lo, hi = lanes.span
     if hi >= lo:
         ends = (start + step * lo, start + step * hi)

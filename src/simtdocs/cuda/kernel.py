@@ -19,7 +19,7 @@ import ast
 
 import numpy as np
 
-from .. import model
+from .. import model, reference
 from ..counters import Stats
 from ..devices import H100
 from ..diagnostics import TOOLS
@@ -159,9 +159,10 @@ class Kernel:
                             f"or simtdocs.launch({self.__name__}, grid, block, args=(...))")
         blk, rest = args[0], self._arguments(args[1:])
         kinds = tuple(ctypes.kind(a) for a in rest)
-        # a transposed array runs as the C-contiguous view of the same memory (addresses kept)
-        rest = tuple(np.transpose(a, tuple(int(x) for x in k[6:].split(","))) if k.startswith("array:") else a
-                     for a, k in zip(rest, kinds))
+        if any(len(k) > 5 for k in kinds):  # "array:p": a transposed array runs as the
+            # C-contiguous view of the same memory (addresses kept)
+            rest = tuple(np.transpose(a, tuple(int(x) for x in k[6:].split(","))) if k.startswith("array:") else a
+                         for a, k in zip(rest, kinds))
         spec = self.specialize(kinds)
         with np.errstate(all="ignore"):
             spec.function(blk, *rest)
@@ -250,7 +251,6 @@ class Launch:
 
 
 def _is_block(x) -> bool:
-    from .. import reference
     return isinstance(x, (model.Block, reference.Block))
 
 
