@@ -159,8 +159,8 @@ class Kernel:
                             f"or simtdocs.launch({self.__name__}, grid, block, args=(...))")
         blk, rest = args[0], self._arguments(args[1:])
         kinds = tuple(ctypes.kind(a) for a in rest)
-        if any(len(k) > 5 for k in kinds):  # "array:p": a transposed array runs as the
-            # C-contiguous view of the same memory (addresses kept)
+        if any(k.startswith("array:") for k in kinds):
+            # a transposed array runs as the C-contiguous view of the same memory (addresses kept)
             rest = tuple(np.transpose(a, tuple(int(x) for x in k[6:].split(","))) if k.startswith("array:") else a
                          for a, k in zip(rest, kinds))
         spec = self.specialize(kinds)
