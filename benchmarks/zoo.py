@@ -498,7 +498,7 @@ def main(argv=None) -> int:
             check(c.result(a), want, c, "padded twin against the idiom")
         idiom = (lambda _: c.idiom(), lambda: None)
         if c.twin is None:
-            # (exact and padded one after the other, as before the idiom took turns too)
+            # (the exact and the padded grid one after the other, the idiom after them)
             ts, tp, ti = best_taking_turns([(sim, lambda: c.args(c.grid)), (pad, lambda: c.args(c.padded)), idiom],
                                            args.repeat)
             # The kernel's own arithmetic runs on the extra blocks' lanes too: the floor's twin

@@ -23,16 +23,17 @@ def branch(blk, site, c, lanes, cond):
     """
     cond = np.asarray(cond, dtype=bool)
     T = blk.nthreads
-    if lanes.all and cond.shape in ((T,), (1, T), (blk.nblocks, T)) and cond.all():
+    fits = cond.shape in ((T,), (1, T), (blk.nblocks, T))  # (else per_thread below says where)
+    if fits and lanes.all and cond.all():
         # Every thread runs and takes it (a loop that goes on, a guard the pass lies inside):
         # nothing diverges, and the lanes under it are all of them.
         c.branches += blk._issue(c, lanes)
         return branch_mask(np.ones((blk.nblocks, T), bool), lanes)
-    if cond.shape in ((T,), (1, T), (blk.nblocks, T)) and not cond.any():
+    if fits and not cond.any():
         # No thread takes it (a loop's last test): nothing diverges, and no lane runs under it.
         c.branches += blk._issue(c, lanes)
-        return branch_mask(np.zeros((blk.nblocks, T), bool), Lanes(lanes.geo, blk.first, blk.nblocks,
-                                                                    np.zeros((blk.nblocks, T), bool)))
+        none = np.zeros((blk.nblocks, T), bool)
+        return branch_mask(none.copy(), Lanes(lanes.geo, blk.first, blk.nblocks, none))
     cond = one_row(cond)
     uniform = lanes.uniform and (cond.ndim < 2 or cond.shape[0] == 1)
     if uniform:

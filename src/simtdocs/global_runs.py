@@ -12,7 +12,7 @@ import numpy as np
 from . import affine
 from .indexing import few_threads, per_thread
 from .memory import SECTOR_BYTES, distinct_per_warp, sector_of
-from .threads import WARP_SIZE, Lanes
+from .threads import WARP_SIZE, Lanes, runs_of
 
 
 def whole_sectors_apart(form, itemsize: int) -> bool:
@@ -369,7 +369,7 @@ def strided_by_runs(blk, site, c, lanes, kind, array, form, width, value, base):
     if not runs:
         count(blk, c, lanes, lane_bytes, 0)
     if kind == "read":  # the idle blocks between the runs
-        for a, b in zip([0] + [r[1] for r in runs], [r[0] for r in runs] + [blk.nblocks]):
+        for a, b in lanes.idle_runs:
             out[a:b] = 0
     return out
 
@@ -383,11 +383,10 @@ def _runs_plan(blk, lanes, k, width):
     its view) when there is one. None beyond 256 runs."""
     geo = lanes.geo
     active = lanes.block_any
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], active.astype(np.int8), [0]])))
-    starts, stops = edges[::2], edges[1::2]
-    if starts.size > 256:
+    spans = runs_of(active)
+    if len(spans) > 256:
         return None
-    if not starts.size:
+    if not spans:
         return [], (0, 0), None
     # The block part's extremes over the active blocks, and the thread part's from its
     # coefficients: each index runs 0 .. extent - 1.
@@ -397,7 +396,7 @@ def _runs_plan(blk, lanes, k, width):
     reach = [kj * (n - 1) for kj, n in zip(k[3:], (geo.bdx, geo.bdy, geo.bdz))]
     ends = (int(running.min()) + sum(min(r, 0) for r in reach), int(running.max()) + sum(max(r, 0) for r in reach))
     runs = []
-    for a, b in zip(starts.tolist(), stops.tolist()):
+    for a, b in spans:
         mask = lanes.mask[a:b]
         runs.append((a, b, Lanes(geo, blk.first + a, b - a, None if mask.all() else mask),  # whole blocks: counted as one
                      np.arange(blk.first + a, blk.first + b, dtype=np.int64),

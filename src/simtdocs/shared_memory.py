@@ -299,7 +299,8 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
                 if everyone:
                     return got
             if whole:
-                out[lanes.idle_blocks] = 0
+                for a, b in lanes.idle_runs:
+                    out[a:b] = 0
             return out
     if patterns is not None:  # per block after all: every lane's index
         if len(found) == 1 and found[0][1] is None:  # the same in every block

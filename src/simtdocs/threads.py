@@ -91,6 +91,12 @@ class Geometry:
         return out.reshape((B * self.warps, WARP_SIZE) + extra)
 
 
+def runs_of(flags: np.ndarray) -> list[tuple[int, int]]:
+    """The runs ``(start, stop)`` of consecutive true entries of the 1-D bools ``flags``."""
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], flags.astype(np.int8), [0]])))
+    return list(zip(edges[::2].tolist(), edges[1::2].tolist()))
+
+
 def warp_bits(rows: np.ndarray) -> np.ndarray:
     """(R, 32) bools, one warp a row, as (R,) uint32 masks: lane l is bit l (a ballot's layout).
     The 32 bools of a row are 32 bytes in a row, which ``packbits`` folds into 4."""
@@ -236,9 +242,9 @@ class Lanes:
         return self.mask.any(axis=1)
 
     @functools.cached_property
-    def idle_blocks(self) -> np.ndarray:
-        """The blocks of the pass (their places in it) with no active lane."""
-        return np.flatnonzero(~self.block_any)
+    def idle_runs(self) -> list[tuple[int, int]]:
+        """The runs ``(start, stop)`` of consecutive blocks of the pass with no active lane."""
+        return runs_of(~self.block_any)
 
     @functools.cached_property
     def row_full(self) -> np.ndarray | None:
