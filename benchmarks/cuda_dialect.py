@@ -4,6 +4,7 @@
     python benchmarks/cuda_dialect.py numba            # vs numba's CUDA simulator, same source, 10 k and 100 k threads
     python benchmarks/cuda_dialect.py agree -n 2000    # random kernels: fast engine vs reference engine
     python benchmarks/cuda_dialect.py oracle -n 2000   # random kernels: compiled form vs their Python, thread by thread
+    python benchmarks/cuda_dialect.py types -n 1000    # random device functions: bit for bit numba.njit's results
 
 ``speed``: best of 7 after a warm-up; the twin is the lecture's blk kernel with the
 branches the per-thread source has (``tests/cuda/test_cuda_lectures.py`` checks they count
@@ -154,45 +155,50 @@ def versus_numba(sizes=(10_000, 100_000)) -> int:
     return 0 if low >= 1000 else 1
 
 
-def agree(n: int, seed: int) -> int:
-    import cuda_random_kernels as rk
-    import test_cuda_random as t
+def long_run(check_one, n: int, seed: int) -> int:
+    """``check_one(seed)`` for ``n`` seeds from ``seed``: prints the first disagreement and the count."""
     bad = 0
     start = time.perf_counter()
     for s in range(seed, seed + n):
-        r = random.Random(s)
-        program = rk.program(lambda kind, lo, hi: r.randint(lo, hi))
         try:
-            t.check(*program, s % 4, [None, 1, 2][s % 3])
+            check_one(s)
         except AssertionError as exc:
             bad += 1
             if bad <= 1:
                 print(f"--- seed {s}\n{textwrap.shorten(str(exc), 3000)}")
     print(f"{n} examples, {bad} disagreements ({time.perf_counter() - start:.0f} s, seeds {seed}..{seed + n - 1})")
     return 1 if bad else 0
+
+
+def agree(n: int, seed: int) -> int:
+    import cuda_random_kernels as rk
+    import test_cuda_random as t
+
+    def one(s):
+        r = random.Random(s)
+        t.check(*rk.program(lambda kind, lo, hi: r.randint(lo, hi)), s % 4, [None, 1, 2][s % 3])
+    return long_run(one, n, seed)
 
 
 def oracle(n: int, seed: int) -> int:
     import cuda_random_kernels as rk
     from test_cuda_compiler import agree_with_python
-    bad = 0
-    start = time.perf_counter()
-    for s in range(seed, seed + n):
+
+    def one(s):
         r = random.Random(s)
-        program = rk.program(lambda kind, lo, hi: r.randint(lo, hi), private=True)
-        try:
-            agree_with_python(*program, s % 4)
-        except AssertionError as exc:
-            bad += 1
-            if bad <= 1:
-                print(f"--- seed {s}\n{textwrap.shorten(str(exc), 3000)}")
-    print(f"{n} examples, {bad} disagreements ({time.perf_counter() - start:.0f} s, seeds {seed}..{seed + n - 1})")
-    return 1 if bad else 0
+        agree_with_python(*rk.program(lambda kind, lo, hi: r.randint(lo, hi), private=True), s % 4)
+    return long_run(one, n, seed)
+
+
+def types(n: int, seed: int) -> int:
+    """``test_cuda_inference``'s random programs, bit for bit numba.njit's, past the suite's 60 seeds."""
+    from test_cuda_inference import check
+    return long_run(check, n, seed)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["speed", "numba", "agree", "oracle"])
+    parser.add_argument("what", choices=["speed", "numba", "agree", "oracle", "types"])
     parser.add_argument("-n", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     opts = parser.parse_args()
@@ -200,7 +206,7 @@ def main() -> int:
         return speed()
     if opts.what == "numba":
         return versus_numba()
-    return (agree if opts.what == "agree" else oracle)(opts.n, opts.seed)
+    return {"agree": agree, "oracle": oracle, "types": types}[opts.what](opts.n, opts.seed)
 
 
 if __name__ == "__main__":

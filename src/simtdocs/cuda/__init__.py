@@ -73,7 +73,13 @@ Differences from numba.cuda, all of them known:
 * **Types** follow numba's: int literals and Python int arguments are int64, float literals
   and arguments float64, ``threadIdx``/``blockIdx``/``blockDim``/``laneid`` int32,
   ``grid``/``gridsize`` and ``range`` counters int64, and numpy's promotion of those dtypes
-  is numba's (``float32 * 2.0`` is float64 before a store casts it back). numba's
+  is numba's (``float32 * 2.0`` is float64 before a store casts it back). Where control
+  flow joins (after an ``if``, at the top of a loop and after it, over a device function's
+  returns, the two sides of ``a if c else b``) a variable has one type, as numba's compiler
+  gives it: a float32 that meets a float64 is float64 on every path, whether or not any
+  thread took the path that brought the float64 (``kernel.as_masks()`` shows these casts:
+  ``_cast``, and ``_as`` where a masked assignment left the array wider than the value; see
+  ``simtdocs.cuda.inference``). numba's
   simulator, by contrast, computes ``float32 * 2.0`` in float32 (numpy 2 treats the literal
   as weak), so a long float chain can differ from it in the last bit.
 * **Memory.** The engine addresses C-contiguous arrays. A transposed argument (``a.T``,

@@ -27,12 +27,14 @@ import numpy as np
 from . import runtime as rt
 from .analysis import Scope
 from .expressions import Expressions
+from .inference import Types
 from .syntax import NONE, E, S, at, is_none, located, name_counts, prune_unused_masks, region_locals, trivial
 from .types import dtype as to_dtype
 
 #: What the generated code may call besides blk: bound in its namespace under these names.
 HELPERS = {
-    "i64": np.int64, "f64": np.float64, "i32": np.int32, "_np": np, "_sel": rt.sel, "_else": rt.else_,
+    "i64": np.int64, "f64": np.float64, "i32": np.int32, "_np": np, "_sel": rt.sel, "_cast": rt.cast, "_as": rt.as_,
+    "_else": rt.else_,
     "_and": rt.and_, "_or": rt.or_, "_without": rt.without, "_any": rt.any_, "_truth": rt.truth,
     "_not": rt.not_, "_select": rt.select, "_range_cond": rt.range_cond, "_urange": rt.urange,
     "_int": rt.int_, "_float": rt.float_, "_complex": rt.complex_, "_bool": rt.bool_, "_min": rt.min_, "_max": rt.max_,
@@ -67,8 +69,10 @@ class Loop:
 class Compiler(Expressions):
     """Compiles one ``Scope`` (a function for one signature) to a mask-form ``FunctionDef``."""
 
-    def __init__(self, scope: Scope):
+    def __init__(self, scope: Scope, types: Types | None = None):
         self.sc = scope
+        #: where the types of a variable's values meet and numba gives it one type (inference.py)
+        self.types = types
         self.src = scope.src
         self.names = set(scope.locals) | set(HELPERS)
         self.counter = 0
@@ -265,6 +269,19 @@ class Compiler(Expressions):
         return isinstance(t, (ast.Name, ast.Subscript)) or (
             isinstance(t, ast.Tuple) and not self.ctxv and all(isinstance(e, ast.Name) for e in t.elts))
 
+    @staticmethod
+    def cast(v, dtype):
+        """``v`` cast to ``dtype`` (None: as it is)."""
+        return v if dtype is None else E(f"_cast(V, {dtype.name!r})", V=v)
+
+    def casts(self, where: str, node) -> list:
+        """``x = _cast(x, T)`` for each variable whose types meet at ``node``: ``where`` is
+        "if_casts" (after a uniform ``if``), "loop_casts" (the top of each iteration) or
+        "exit_casts" (after a loop); see inference.py."""
+        table = getattr(self.types, where).get(id(node)) if self.types is not None else None
+        return [located(ast.Assign([ast.Name(name, ast.Store())], self.cast(ast.Name(name), dtype)), node)
+                for name, dtype in sorted((table or {}).items())]
+
     def store_target(self, t, v, s):
         if isinstance(t, ast.Name):
             if t.id in self.sc.kinds:
@@ -307,7 +324,7 @@ class Compiler(Expressions):
     def augassign(self, s: ast.AugAssign):
         t = s.target
         if isinstance(t, ast.Name):
-            value = at(ast.BinOp(ast.Name(t.id), s.op, s.value), s)
+            value = at(ast.BinOp(t, s.op, s.value), s)  # t itself: its read is the inference's (read_casts)
             self.store_target(ast.Name(t.id, ast.Store()), self.ex(value), s)
             return
         if isinstance(t, ast.Subscript):
@@ -348,6 +365,7 @@ class Compiler(Expressions):
             self.out, self.M, self.ctxv, self.rel = saved
             self.nest -= 1
             self.emit(ast.If(test, body, orelse), s)
+            self.emit(self.casts("if_casts", s), s)
             return
         cond = self.ex(s.test)
         outer = (self.M, self.ctxv, self.rel)
@@ -385,7 +403,8 @@ class Compiler(Expressions):
         args = [self.ex(a) for a in call.args]
         start, stop, step = (E("i64(0)"), args[0], None) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else None)
         k = self.fresh("_i")
-        self.emit(ast.Assign([ast.Name(k, ast.Store())], start), s)
+        index_type = self.types.index_types.get(id(s)) if self.types is not None else None
+        self.emit(ast.Assign([ast.Name(k, ast.Store())], self.cast(start, index_type)), s)
         if not trivial(stop):
             stop_name = self.fresh("_stop")
             self.emit(ast.Assign([ast.Name(stop_name, ast.Store())], stop), s)
@@ -469,6 +488,7 @@ class Compiler(Expressions):
             if loop.cnt:
                 pre.append(located(S(f"{loop.cnt} = False")[0], s))
             body = pre + body
+        body = self.casts("loop_casts", s) + body
         self.out, self.M, self.ctxv, self.rel = outer
         for n in (loop.brk, loop.cnt):
             if n:
@@ -477,6 +497,7 @@ class Compiler(Expressions):
             self.emit(ast.For(self.loop_target(target), it, body or [ast.Pass()], []), s)
         else:
             self.emit(ast.While(test, body or [ast.Pass()], []), s)
+        self.emit(self.casts("exit_casts", s), s)
 
     def loop_target(self, target):
         if isinstance(target, ast.Name):
@@ -522,7 +543,8 @@ class Compiler(Expressions):
         for n in (loop.brk, loop.cnt):
             if n:
                 self.emit(S(f"{n} = False"), s)
-        self.emit(ast.While(ast.Constant(True), head_out + body, []), s)
+        self.emit(ast.While(ast.Constant(True), self.casts("loop_casts", s) + head_out + body, []), s)
+        self.emit(self.casts("exit_casts", s), s)
 
     def break_(self, s):
         if not self.loops:
@@ -543,6 +565,8 @@ class Compiler(Expressions):
             raise self.err(s, "a kernel returns nothing (numba: the kernel's return type must be void); "
                               "write the result to an array")
         value = None if s.value is None else self.ex(s.value)
+        if value is not None and self.types is not None and self.types.cast_returns:
+            value = self.cast(value, self.types.returns)
         if not self.ctxv:
             self.emit(ast.Return(value if self.sc.device else None), s)
             return

@@ -51,7 +51,9 @@ class Expressions:
             return self._ex(at(ast.Constant(-node.operand.value), node), bare)
         if isinstance(node, ast.Name):
             if node.id in self.sc.locals:
-                return ast.Name(node.id)
+                # numba's type for this read, where the array holding the variable is wider (inference.py)
+                dtype = self.types.read_casts.get(id(node)) if self.types is not None else None
+                return ast.Name(node.id) if dtype is None else E(f"_as(X, {dtype.name!r})", X=node.id)
             return self.static_value(node)
         if isinstance(node, ast.Attribute):
             ok, value = self.sc.static(node)
@@ -195,7 +197,9 @@ class Expressions:
 
     def ifexp(self, node: ast.IfExp):
         if not self.sc.is_varying(node.test):
-            return ast.IfExp(self.ex(node.test), self.ex(node.body), self.ex(node.orelse))
+            # a uniform choice: numba gives both sides one type, so the value does not hang on the side taken
+            a, b = self.types.ifexp_casts.get(id(node), (None, None)) if self.types is not None else (None, None)
+            return ast.IfExp(self.ex(node.test), self.cast(self.ex(node.body), a), self.cast(self.ex(node.orelse), b))
         test = self.ex(node.test)
         if not (self.sc.has_effects(node.body) or self.sc.has_effects(node.orelse)):
             return E("_select(C, A, B)", C=test, A=self.ex(node.body), B=self.ex(node.orelse))
@@ -266,7 +270,7 @@ class Expressions:
 
     def device_call(self, f, node):
         kinds = self.sc.call_kinds(node)
-        spec = self.sc.specialize(f, kinds, node)
+        spec = self.sc.specialize(f, kinds, node, self.types.call_types.get(id(node)) if self.types is not None else None)
         name = self.fresh(f"_{f.__name__}_")
         self.extra[name] = spec
         args = [copy.deepcopy(a) if k in ARRAY_KINDS else self.ex(a) for a, k in zip(node.args, kinds)

@@ -5,10 +5,10 @@ shared_bytes]``) runs ``simtdocs.launch`` and returns its ``Stats``, also kept a
 ``kernel.last_stats``; ``simtdocs.launch(kernel, grid, block, args=...)`` and
 ``simtdocs.reference.launch`` run it too, since a ``Kernel`` called with a ``blk`` runs its
 mask form. The mask form is compiled once per *signature*, which arguments are arrays and
-which are scalars (as numba compiles once per argument types), and cached.
+which are scalars and their dtypes (as numba compiles once per argument types), and cached.
 
 ``@cuda.jit(device=True)`` makes a ``DeviceFunction``: compiled once per signature of its
-call (which arguments are arrays, per-thread values or uniform values) into a function
+call (which arguments are arrays, per-thread values or uniform values, and their types) into a function
 ``f(blk, mask, *args)`` that the caller's mask form calls with its current mask. Its
 instructions are counted at its own source lines.
 """
@@ -26,36 +26,67 @@ from ..diagnostics import TOOLS
 from . import types as ctypes
 from .analysis import CompileError, Scope, Source
 from .compiler import HELPERS, Compiler
+from .inference import GiveUp, Types
 
 
 class Specialization:
-    """One compiled signature: the mask-form function, its AST and what it returns."""
+    """One signature: its analysis (what it returns, its types) and, compiled on first use,
+    the mask-form function and its AST.
 
-    def __init__(self, source: Source, kinds: dict, device: bool, stack: tuple):
+    ``types``: each parameter's dtype (an array's element dtype), None where not known; with
+    them, variables get numba's types where control flow joins (``inference.Types``). A
+    device function specialised only to learn whether it returns a per-thread value is never
+    compiled."""
+
+    def __init__(self, source: Source, kinds: dict, device: bool, stack: tuple, types: tuple | None = None):
         self.source = source
         self.stack = stack
-        scope = Scope(source, kinds, device, self._specialize)
-        self.returns_varying = scope.returns_varying
-        self.returns_value = scope.returns_value
-        compiler = Compiler(scope)
-        self.tree = compiler.compile()
+        self.scope = Scope(source, kinds, device, self._specialize)
+        self.returns_varying = self.scope.returns_varying
+        self.returns_value = self.scope.returns_value
+        self.typing = None
+        if types is not None:
+            try:
+                self.typing = Types(self.scope, dict(zip(self.scope.params, types)))
+            except (CompileError, GiveUp):
+                self.typing = None  # a compile error: the compiler reports it, at the reader's line
+        self.return_type = self.typing.returns if self.typing is not None else None
+        self._function = None
+
+    @property
+    def function(self):
+        if self._function is None:
+            self._compile()
+        return self._function
+
+    @property
+    def tree(self) -> ast.FunctionDef:
+        return self.function and self._tree
+
+    @property
+    def extra(self) -> dict:
+        return self.function and self._extra
+
+    def _compile(self):
+        scope, source = self.scope, self.source
+        compiler = Compiler(scope, self.typing)
+        tree = compiler.compile()
         namespace = {}
         for name, value in source.namespace.items():
             namespace[name] = ctypes.constant(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
         namespace.update(HELPERS)
         namespace.update(scope.statics)
         namespace.update({k: (v.function if isinstance(v, Specialization) else v) for k, v in compiler.extra.items()})
-        self.extra = compiler.extra
-        module = ast.Module(body=[self.tree], type_ignores=[])
-        code = compile(module, source.filename, "exec")
-        exec(code, namespace)
-        self.function = namespace[self.tree.name]
-        self.function.__name__ = source.name
+        module = ast.Module(body=[tree], type_ignores=[])
+        exec(compile(module, source.filename, "exec"), namespace)
+        self._tree, self._extra = tree, compiler.extra
+        self._function = namespace[tree.name]
+        self._function.__name__ = source.name
 
-    def _specialize(self, fn, kinds, node):
+    def _specialize(self, fn, kinds, node, types=None):
         if fn.source is self.source or any(s is fn.source for s in self.stack):
             raise self.source.error(node, f"recursion ({fn.__name__} calls itself) is not supported in a kernel")
-        return fn.specialize(kinds, self.stack + (self.source,), node)
+        return fn.specialize(kinds, self.stack + (self.source,), node, types)
 
 
 _FROM_DISPATCHER: dict[int, "DeviceFunction"] = {}
@@ -90,13 +121,13 @@ class DeviceFunction:
             self._source = Source(self.py_func)
         return self._source
 
-    def specialize(self, kinds: tuple, stack=(), node=None) -> Specialization:
-        spec = self._specs.get(kinds)
+    def specialize(self, kinds: tuple, stack=(), node=None, types: tuple | None = None) -> Specialization:
+        spec = self._specs.get((kinds, types))
         if spec is None:
             params = [a.arg for a in self.source.tree.args.args]
             if len(params) != len(kinds):
                 raise CompileError(f"{self.__name__} takes {len(params)} arguments, called with {len(kinds)}")
-            spec = self._specs[kinds] = Specialization(self.source, dict(zip(params, kinds)), True, stack)
+            spec = self._specs[kinds, types] = Specialization(self.source, dict(zip(params, kinds)), True, stack, types)
         return spec
 
     def __call__(self, *args):
@@ -129,7 +160,7 @@ class Kernel:
         self.__module__ = func.__module__
         self._source = None
         self._specs: dict[tuple, Specialization] = {}
-        self._last_kinds = None
+        self._last_signature = None
         self.last_stats: Stats | None = None
         self.tools = tools
         self.device = device
@@ -140,15 +171,17 @@ class Kernel:
             self._source = Source(self.py_func)
         return self._source
 
-    def specialize(self, kinds: tuple) -> Specialization:
-        spec = self._specs.get(kinds)
+    def specialize(self, kinds: tuple, types: tuple | None = None) -> Specialization:
+        """The compiled form for arguments of these kinds ("array", "array:p", "value") and
+        dtypes (None: not known, as for ``as_masks()`` before any launch)."""
+        spec = self._specs.get((kinds, types))
         if spec is None:
             params = [a.arg for a in self.source.tree.args.args]
             if len(params) != len(kinds):
                 raise TypeError(f"{self.__name__} takes {len(params)} arguments, got {len(kinds)}")
             named = {p: ("global" + k[5:] if k.startswith("array") else k) for p, k in zip(params, kinds)}
-            spec = self._specs[kinds] = Specialization(self.source, named, False, ())
-        self._last_kinds = kinds
+            spec = self._specs[kinds, types] = Specialization(self.source, named, False, (), types)
+        self._last_signature = kinds, types
         return spec
 
     def __call__(self, *args):
@@ -159,11 +192,12 @@ class Kernel:
                             f"or simtdocs.launch({self.__name__}, grid, block, args=(...))")
         blk, rest = args[0], self._arguments(args[1:])
         kinds = tuple(ctypes.kind(a) for a in rest)
+        types = tuple(ctypes.type_of(a) for a in rest)
         if any(k.startswith("array:") for k in kinds):
             # a transposed array runs as the C-contiguous view of the same memory (addresses kept)
             rest = tuple(np.transpose(a, tuple(int(x) for x in k[6:].split(","))) if k.startswith("array:") else a
                          for a, k in zip(rest, kinds))
-        spec = self.specialize(kinds)
+        spec = self.specialize(kinds, types)
         with np.errstate(all="ignore"):
             spec.function(blk, *rest)
 
@@ -214,12 +248,13 @@ class Kernel:
         it comes from. ``args`` (arrays or scalars, as for a launch) choose the signature;
         without them, the last launch's, or else: a parameter the kernel indexes is an array."""
         if args:
-            kinds = tuple(ctypes.kind(ctypes.argument(a)) for a in args)
-        elif self._last_kinds is not None:
-            kinds = self._last_kinds
+            args = self._arguments(args)
+            kinds, types = tuple(ctypes.kind(a) for a in args), tuple(ctypes.type_of(a) for a in args)
+        elif self._last_signature is not None:
+            kinds, types = self._last_signature
         else:
-            kinds = self._guess_kinds()
-        spec = self.specialize(kinds)
+            kinds, types = self._guess_kinds(), None
+        spec = self.specialize(kinds, types)
         return render(spec)
 
     def _guess_kinds(self) -> tuple:

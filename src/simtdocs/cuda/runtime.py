@@ -76,6 +76,35 @@ def sel(m, new, old):
     return np.where(m, new, old)
 
 
+def cast(v, name: str):
+    """``v`` as the type numba gives a variable where its values meet (``inference.Types``):
+    a float32 value that meets a float64 one becomes float64. It only ever widens; a
+    narrowing would mean the inference went wrong."""
+    if v is None:  # a variable no lane has assigned yet (Compiler.undefined)
+        return v
+    t = _DTYPES.get(name) or _DTYPES.setdefault(name, np.dtype(name))
+    dt = getattr(v, "dtype", None)
+    if dt is None:  # a Python scalar (cuda.warpsize, a bool literal)
+        return t.type(v)
+    if dt == t:
+        return v
+    if np.result_type(dt, t) != t:
+        raise AssertionError(f"internal error: the type inference made a {t} variable of a {dt} value")
+    return v.astype(t) if isinstance(v, np.ndarray) else t.type(v)
+
+
+def as_(v, name: str):
+    """A variable read as numba's type there, where the array holding it is wider (a float32
+    value assigned under a mask into a float64 variable): exact for the lanes that read it."""
+    t = _DTYPES.get(name) or _DTYPES.setdefault(name, np.dtype(name))
+    if v is None or getattr(v, "dtype", None) == t:
+        return v
+    return v.astype(t) if isinstance(v, np.ndarray) else t.type(v)
+
+
+_DTYPES: dict[str, np.dtype] = {}
+
+
 def truth(c):
     """A condition as a bool per thread (numba: nonzero is true)."""
     return np.asarray(c, dtype=bool) if not isinstance(c, (bool, np.bool_)) else c

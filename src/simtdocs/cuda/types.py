@@ -84,6 +84,15 @@ def argument(value):
     return value
 
 
+def type_of(value) -> np.dtype | None:
+    """The dtype a kernel argument has in the kernel (an array's element dtype), None for a tuple."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.dtype
+    if isinstance(value, bool):
+        return np.dtype(np.bool_)
+    return None
+
+
 def constant(value):
     """A global or closure constant the kernel reads, frozen as numba freezes it."""
     return argument(value)
