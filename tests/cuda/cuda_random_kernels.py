@@ -22,6 +22,9 @@ BLOCKS = [(32,), (64,), (48,), (7,), (33,), (16, 4), (8, 8), (128,)]
 GRIDS = [(1,), (2,), (3,), (2, 2)]
 SLOTS = 4
 NA, NB, NH = 97, 61, 7
+#: Integer variables stay below this: repeated in nested loops, ``i1 += i1 * 3`` would pass
+#: int64 and wrap (as numba wraps); the oracle runs Python ints, which do not.
+IMOD = 1009
 _counter = itertools.count()
 
 
@@ -117,7 +120,7 @@ class Gen:
         if k <= 1:
             self.emit(indent, f"{self.pick(self.floats)} = {self.fexpr()}")
         elif k == 2:
-            self.emit(indent, f"{self.pick(self.ivars)} = {self.iexpr()}")
+            self.emit(indent, f"{self.pick(self.ivars)} = ({self.iexpr()}) % {IMOD}")
         elif k == 3:
             self.emit(indent, f"out[gid * {SLOTS} + {self.c('int', 0, SLOTS - 1)}] = {self.fexpr()}")
         elif k == 4:
@@ -125,7 +128,9 @@ class Gen:
         elif k == 5:
             self.emit(indent, f"{self.pick(self.floats)} += {self.fexpr()}")
         elif k == 6:
-            self.emit(indent, f"{self.pick(self.ivars)} += {self.iexpr()}")
+            var = self.pick(self.ivars)
+            self.emit(indent, f"{var} += {self.iexpr()}")
+            self.lines.append("    " * indent + f"{var} %= {IMOD}")
         elif k in (7, 8):
             self.emit(indent, f"if {self.cond()}:")
             self.block(indent + 1, depth + 1, False)
