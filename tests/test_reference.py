@@ -6,6 +6,8 @@ These numbers are the definitions the fast engine is held to (tests/test_engines
 import numpy as np
 import pytest
 
+import simtdocs
+
 from simtdocs import H100, InitcheckError, LaunchError, MemcheckError, SimulatorError, SynccheckError
 from simtdocs.reference import launch
 
@@ -494,6 +496,48 @@ def test_reading_shared_memory_nobody_wrote():
     out = np.ones(32, np.float32)
     launch(kernel, grid=1, block=32, args=(out,), tools=("memcheck", "racecheck", "synccheck"))
     assert out.tolist() == [2.0] * 16 + [0.0] * 16
+
+
+def shared_histogram(zeroed_from_block):
+    """A block histogram in shared memory, zeroed only by the blocks from ``zeroed_from_block`` on."""
+    def kernel(blk, data, hist):
+        local = blk.shared(8, np.int32, name="local")
+        blk.store(local, blk.tx, 0, mask=(blk.tx < 8) & (blk.bx >= zeroed_from_block))
+        blk.sync()
+        blk.atomic_add(local, blk.load(data, blk.bx * blk.bdx + blk.tx) % 8, 1)
+        blk.sync()
+        first = blk.tx < 8
+        blk.atomic_add(hist, blk.tx, blk.load(local, blk.tx, mask=first), mask=first)
+    return kernel
+
+
+@pytest.mark.parametrize("engine, options", [(launch, {}), (simtdocs.launch, {}), (simtdocs.launch, {"blocks_per_pass": 1})])
+def test_an_atomic_on_shared_memory_nobody_wrote(engine, options):
+    """An atomic starts from the element's value: a shared histogram a block did not zero is an
+    initcheck error (zeroed simulator memory would otherwise give the right counts by luck)."""
+    data = np.arange(3 * 64, dtype=np.int32) * 5
+    hist = np.zeros(8, np.int32)
+    engine(shared_histogram(0), grid=3, block=64, args=(data, hist), **options)
+    assert hist.tolist() == np.bincount(data % 8, minlength=8).tolist()
+    for zeroed_from, block in ((1, 0), (3, 0)):
+        with pytest.raises(InitcheckError, match=rf"(?s)size 4 bytes by an atomic.*by thread \(0,0,0\) in block "
+                                                 rf"\({block},0,0\).*shared local\[0\] was never written"):
+            engine(shared_histogram(zeroed_from), grid=3, block=64, args=(data, np.zeros(8, np.int32)), **options)
+
+
+def test_an_atomic_names_the_first_block_that_did_not_zero():
+    """Blocks 0 and 1 zero their histogram and block 2 does not: the error names block 2,
+    on the fast engine too, whose pass holds all three blocks (a table of writes per block)."""
+    def kernel(blk, data, hist):
+        local = blk.shared(8, np.int32, name="local")
+        blk.store(local, blk.tx, 0, mask=(blk.tx < 8) & (blk.bx < 2))
+        blk.sync()
+        blk.atomic_add(local, 7 - blk.tx % 8, 1)
+
+    data, hist = np.zeros(3 * 64, np.int32), np.zeros(8, np.int32)
+    for engine in (launch, simtdocs.launch):
+        with pytest.raises(InitcheckError, match=r"(?s)by thread \(0,0,0\) in block \(2,0,0\).*shared local\[7\]"):
+            engine(kernel, grid=3, block=64, args=(data, hist))
 
 
 def test_shared_memory_limits():

@@ -4,7 +4,8 @@
   comes first, as ``cudaGetErrorName`` would print it).
 * ``MemcheckError``: an out-of-bounds or misaligned access (``memcheck``).
 * ``SynccheckError``: ``__syncthreads()`` reached by only part of a block (``synccheck``).
-* ``InitcheckError``: a read of a ``__shared__`` word no thread of the block wrote. The real
+* ``InitcheckError``: a read of a ``__shared__`` word no thread of the block wrote (an atomic
+  on it too: it starts from the word's value, so a shared histogram nobody zeroed). The real
   ``initcheck`` looks at *global* memory (``cudaMalloc`` without a write); shared memory is
   where a tile that was never filled goes unnoticed in a simulator, so that is what this
   one checks.
@@ -244,15 +245,17 @@ def element(name: str, parts) -> str:
     return name + "".join(f"[{int(p)}]" for p in parts)
 
 
-def uninitialized(lane_bytes: int, site: Site, thread, block, element: str) -> InitcheckError:
-    """initcheck: a read of shared ``element`` (e.g. ``s[63]``) that no thread of the block wrote."""
+def uninitialized(lane_bytes: int, site: Site, thread, block, element: str, atomic: bool = False) -> InitcheckError:
+    """initcheck: a read of shared ``element`` (e.g. ``s[63]``) that no thread of the block
+    wrote; ``atomic``: the read of an atomic, which adds to (or compares with) that value."""
+    by_atomic = " by an atomic (which starts from the element's value)" if atomic else ""
     return InitcheckError(
-        f"Uninitialized __shared__ memory read of size {lane_bytes} bytes\n"
+        f"Uninitialized __shared__ memory read of size {lane_bytes} bytes{by_atomic}\n"
         f"    at {site}\n"
         f"    by thread {fmt3(thread)} in block {fmt3(block)}\n"
         f"    shared {element} was never written by this block\n"
         f"    (turn this check off with launch(..., tools=...) without \"initcheck\")"
-    ).at(site=site, thread=tuple(thread), block=tuple(block), element=element)
+    ).at(site=site, thread=tuple(thread), block=tuple(block), element=element, atomic=atomic)
 
 
 def divergent_barrier(reached: int, threads: int, block, site: Site, missing) -> SynccheckError:

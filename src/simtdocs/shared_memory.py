@@ -562,6 +562,15 @@ def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, 
     flat = np.broadcast_to(flat, (B, blk.nthreads))
     bad = None if bad is None else np.broadcast_to(bad, (B, blk.nthreads))
     run = lanes if bad is None else lanes.without(bad)
+    if kind == "atomic" and tables_too and "initcheck" in tools and not arr.all_written:
+        # an atomic reads the element's old value: one no thread of the block wrote is undefined
+        # (a shared histogram nobody zeroed)
+        b, t = run.threads
+        key = b * arr.size + flat[b, t]
+        unwritten = ~arr.written[key]
+        if unwritten.any():
+            _uninitialized(arr, site, run, int(np.argmax(unwritten)), int(key[np.argmax(unwritten)]), lane_bytes,
+                           atomic=True)
     if kind == "atomic" and B > 1:
         return _atomic_per_block(blk, c, lanes, run, arr, flat, value, op, compare, site, tables_too)
     if run.all:  # every lane of every block: the lanes in serial order are a reshape
@@ -651,7 +660,7 @@ class _Grid:
                           strides=(data.strides[0], self.row_step * size, self.step * size))
 
 
-def _uninitialized(arr: Shared, site, run, lane: int, key: int, lane_bytes: int):
+def _uninitialized(arr: Shared, site, run, lane: int, key: int, lane_bytes: int, atomic: bool = False):
     b, t = (int(x[lane]) for x in run.threads)
     element = arr.name + index_text(key % arr.size, arr.shape)
-    raise diagnostics.uninitialized(lane_bytes, site, run.geo.thread(t), run.block_of(b), element)
+    raise diagnostics.uninitialized(lane_bytes, site, run.geo.thread(t), run.block_of(b), element, atomic)

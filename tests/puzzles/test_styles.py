@@ -91,8 +91,8 @@ MESSAGES = {
     "histogram_flush_by_store": 'wrong value at element 0 of hist: expected 2108, got 131, stored by line 10 '
                                 '(`blk.store(hist, t, blk.load(local, t, mask=first), mask=first)`) (32 of its 32 '
                                 'elements are wrong)',
-    "histogram_not_zeroed": 'thread (6, 0, 0) of block (0, 0, 0) reads shared local[6] on line 8, which no thread of '
-                            'its block wrote',
+    "histogram_not_zeroed": 'thread (0, 0, 0) of block (0, 0, 0) updates shared local[20] with an atomic on line 5, '
+                            'but no thread of its block gave it a first value',
     "tail_syncwarp_before_store": 'a race inside warp 0 on line 14: lane 0 reads shared sdata[8], which lane 8 writes on '
                                   'line 16; its lanes are not in lockstep, so it needs __syncwarp() between (64 hazards in '
                                   'all)',

@@ -182,9 +182,12 @@ def initcheck(exc: Exception, lines: Lines) -> Msg:
     line = _site_line(exc, lines)
     if exc.thread is None or exc.element is None:
         return _("the simulator's initcheck stopped the kernel on line {line}", line=line)
+    fields = dict(thread=triple(exc.thread), block=triple(exc.block), element=exc.element, line=line)
+    if getattr(exc, "atomic", False):
+        return _("thread {thread} of block {block} updates shared {element} with an atomic on line {line}, "
+                 "but no thread of its block gave it a first value", **fields)
     return _("thread {thread} of block {block} reads shared {element} on line {line}, "
-             "which no thread of its block wrote", thread=triple(exc.thread),
-             block=triple(exc.block), element=exc.element, line=line)
+             "which no thread of its block wrote", **fields)
 
 
 def race(first: Race, count: int, lines: Lines) -> Msg:

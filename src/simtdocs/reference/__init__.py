@@ -41,8 +41,9 @@ Where the contract (``ENGINE_SPEC``) leaves a choice open, this module chose:
 * with ``memcheck`` off, an out-of-bounds lane still issues and is counted (its sector or
   bank from its address), but moves no data: a load gives it 0, a store or atomic is dropped;
 * a misaligned access always raises: the hardware itself faults (cudaErrorMisalignedAddress);
-* shared-memory atomics are not checked by initcheck (they only mark elements as written),
-  and take no part in race tracking, as the contract says;
+* shared-memory atomics take no part in race tracking, as the contract says; initcheck
+  checks them as reads (an atomic starts from the element's value: a shared histogram
+  nobody zeroed is an error, not a right answer by luck of zeroed memory);
 * ``stats.races`` lists races block by block (the order the blocks run here), then by
   instruction, then by kind (read-after-write, write-after-read, write-after-write).
 """

@@ -245,12 +245,13 @@ class MemoryInstructions:
         shared = isinstance(array, Shared)
         tools = self._L.tools
         mem = array.data if shared else (array.reshape(-1) if kind == "read" else _writable(array))
-        if kind == "read" and shared and "initcheck" in tools:
+        if kind in ("read", "atomic") and shared and "initcheck" in tools:  # an atomic reads the old value
             for t, f in flat.items():
                 unwritten = [e for e in range(f, f + width) if e not in array.written]
                 if unwritten and t not in dropped:
                     raise diagnostics.uninitialized(lane_bytes, site, self._thread(t), self._block,
-                                                    array.name + index_text(unwritten[0], array.shape))
+                                                    array.name + index_text(unwritten[0], array.shape),
+                                                    atomic=kind == "atomic")
         extra = (width,) if width > 1 else ()
         out = np.zeros((1, self.nthreads) + extra, array.dtype)
         if kind != "read":
