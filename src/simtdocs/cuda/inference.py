@@ -173,9 +173,9 @@ class Types:
     casts after a uniform ``if``, at the top of every iteration of a loop, and after a loop;
     ``read_casts``: id(Name node) -> the SSA type that read converts to; ``index_types``:
     id(per-thread range loop) -> its counter's dtype; ``ifexp_casts``: id(uniform ``a if c
-    else b``) -> the dtype both sides are cast to; ``call_types``: id(device call) -> its
-    arguments' types; ``returns``: a device function's return type, ``cast_returns``:
-    whether its returns need a cast to it.
+    else b``) -> the dtypes its two sides are cast to (None: as it is); ``call_types``:
+    id(device call) -> its arguments' types; ``returns``: a device function's return type,
+    ``cast_returns``: whether its returns need a cast to it.
     """
 
     def __init__(self, scope, param_types: dict):
@@ -187,7 +187,7 @@ class Types:
         self.exit_casts: dict[int, dict] = {}
         self.read_casts: dict[int, np.dtype] = {}
         self.index_types: dict[int, np.dtype] = {}
-        self.ifexp_casts: dict[int, np.dtype | None] = {}
+        self.ifexp_casts: dict[int, tuple] = {}
         self.call_types: dict[int, tuple] = {}
         self.returned: dict = {}
         self.frames: list[Frame] = []
@@ -240,7 +240,7 @@ class Types:
             if self.sc._kind_of_value(s.value) is not None:
                 for t in targets:
                     if isinstance(t, ast.Name):
-                        self.arrays[t.id] = self.array_value(s.value, env)
+                        self.arrays[t.id] = self.array_value(s.value)
                 return env, True
             value = self.type(s.value, env)
             env = dict(env)
@@ -286,6 +286,7 @@ class Types:
         """Both sides run one after the other under their masks: storage flows through both;
         the SSA types are the pre-``if`` ones on entry to each side and join after it."""
         body, body_falls = self._block(s.body, env, ctx.enter(s.body, self))
+        body = env if body is None else body  # (a masked side never leaves at the Python level)
         start = {name: (S, env[name][1] if name in env else None) for name, (S, _) in body.items()}
         other, other_falls = self._block(s.orelse, start, ctx.enter(s.orelse, self)) if s.orelse else (start, True)
         joined = [e for e, falls in ((body, body_falls), (other, other_falls)) if falls] or [body, other]
@@ -527,7 +528,7 @@ class Types:
         ok, value = self.sc.static(array)
         return value.dtype if ok and isinstance(value, np.ndarray) else UNKNOWN
 
-    def array_value(self, node, env):
+    def array_value(self, node):
         """The element dtype of ``cuda.shared.array``/``local.array``/``const.array_like`` or an array name."""
         if not isinstance(node, ast.Call):
             return self.element(node)

@@ -8,9 +8,9 @@ mask form. The mask form is compiled once per *signature*, which arguments are a
 which are scalars and their dtypes (as numba compiles once per argument types), and cached.
 
 ``@cuda.jit(device=True)`` makes a ``DeviceFunction``: compiled once per signature of its
-call (which arguments are arrays, per-thread values or uniform values, and their types) into a function
-``f(blk, mask, *args)`` that the caller's mask form calls with its current mask. Its
-instructions are counted at its own source lines.
+call (which arguments are arrays, per-thread values or uniform values, and their types) into
+a function ``f(blk, mask, *args)`` that the caller's mask form calls with its current mask.
+Its instructions are counted at its own source lines.
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ class Specialization:
         if types is not None:
             try:
                 self.typing = Types(self.scope, dict(zip(self.scope.params, types)))
-            except (CompileError, GiveUp):
-                self.typing = None  # a compile error: the compiler reports it, at the reader's line
+            except (CompileError, GiveUp):  # the compiler reports the error at the reader's line;
+                self.typing = None  # types that did not settle: numpy's own, as without the inference
         self.return_type = self.typing.returns if self.typing is not None else None
         self._function = None
 
@@ -61,11 +61,15 @@ class Specialization:
 
     @property
     def tree(self) -> ast.FunctionDef:
-        return self.function and self._tree
+        if self._function is None:
+            self._compile()
+        return self._tree
 
     @property
     def extra(self) -> dict:
-        return self.function and self._extra
+        if self._function is None:
+            self._compile()
+        return self._extra
 
     def _compile(self):
         scope, source = self.scope, self.source
