@@ -404,11 +404,7 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
     for r, blocks in rows:
         key = r * arr.size + elements
         if kind == "read" and "initcheck" in tools:
-            unwritten = ~arr.written[key]
-            if unwritten.any():
-                first = Lanes(one.geo, blk.first + int(blocks[0]), 1, run.mask)
-                _uninitialized(arr, site, first, int(np.argmax(unwritten)) // width,
-                               int(key[np.argmax(unwritten)]), lane_bytes)
+            _check_written(arr, site, Lanes(one.geo, blk.first + int(blocks[0]), 1, run.mask), key, width, lane_bytes)
         if "racecheck" in tools and not racecheck.owned_access(blk, arr, site, kind, key, thread):
             racecheck.hazards(blk, arr, site, kind, key, warp, lane, blocks)
         if kind == "write":
@@ -566,11 +562,7 @@ def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, 
         # an atomic reads the element's old value: one no thread of the block wrote is undefined
         # (a shared histogram nobody zeroed)
         b, t = run.threads
-        key = b * arr.size + flat[b, t]
-        unwritten = ~arr.written[key]
-        if unwritten.any():
-            _uninitialized(arr, site, run, int(np.argmax(unwritten)), int(key[np.argmax(unwritten)]), lane_bytes,
-                           atomic=True)
+        _check_written(arr, site, run, b * arr.size + flat[b, t], 1, lane_bytes, atomic=True)
     if kind == "atomic" and B > 1:
         return _atomic_per_block(blk, c, lanes, run, arr, flat, value, op, compare, site, tables_too)
     if run.all:  # every lane of every block: the lanes in serial order are a reshape
@@ -588,9 +580,7 @@ def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, 
     data = arr.data.reshape(-1)
     if kind == "read":
         if "initcheck" in tools and not arr.all_written:
-            unwritten = ~arr.written[key]
-            if unwritten.any():
-                _uninitialized(arr, site, run, int(np.argmax(unwritten)) // width, int(key[np.argmax(unwritten)]), lane_bytes)
+            _check_written(arr, site, run, key, width, lane_bytes)
         if "racecheck" in tools and not racecheck.owned_access(blk, arr, site, "read", key, thread):
             racecheck.hazards(blk, arr, site, "read", key, thread // 32, thread % 32)
         if run.all:
@@ -660,7 +650,14 @@ class _Grid:
                           strides=(data.strides[0], self.row_step * size, self.step * size))
 
 
-def _uninitialized(arr: Shared, site, run, lane: int, key: int, lane_bytes: int, atomic: bool = False):
-    b, t = (int(x[lane]) for x in run.threads)
-    element = arr.name + index_text(key % arr.size, arr.shape)
+def _check_written(arr: Shared, site, run, key, width: int, lane_bytes: int, atomic: bool = False):
+    """initcheck: the first of the elements ``key`` (``width`` per lane of ``run``, in serial
+    order) that no thread of its block wrote is an error; ``atomic``: an atomic's, which
+    starts from the element's value."""
+    unwritten = ~arr.written[key]
+    if not unwritten.any():
+        return
+    first = int(np.argmax(unwritten))
+    b, t = (int(x[first // width]) for x in run.threads)
+    element = arr.name + index_text(int(key[first]) % arr.size, arr.shape)
     raise diagnostics.uninitialized(lane_bytes, site, run.geo.thread(t), run.block_of(b), element, atomic)

@@ -14,7 +14,6 @@ expressions; every result must be bit for bit numba's, on both engines and with 
 per pass. The suite runs 60 seeds; ``python benchmarks/cuda_dialect.py types -n 1000`` more.
 """
 
-import linecache
 import random
 
 import numpy as np
@@ -22,6 +21,8 @@ import pytest
 
 import simtdocs
 from simtdocs import cuda, reference
+
+import cuda_random_kernels as rk
 
 numba = pytest.importorskip("numba")
 
@@ -132,17 +133,15 @@ def program(seed: int):
 
 
 def compile_both(source: str):
-    namespace = {"np": np}
-    exec(compile(source, "<inference-test>", "exec"), namespace)
-    linecache.cache["<inference-test>"] = (len(source), None, source.splitlines(True), "<inference-test>")
-    body = cuda.jit(device=True)(namespace["body"])
+    py = rk.load("import numpy as np\n" + source, "body")
+    body = cuda.jit(device=True)(py)
 
     @cuda.jit
     def kernel(a, out, n, flag):
         i = cuda.grid(1)
         out[i] = body(cuda.threadIdx.x, i, a, n, flag)
 
-    return kernel, numba.njit(namespace["body"])
+    return kernel, numba.njit(py)
 
 
 def numbas(jitted, n, flag) -> np.ndarray:

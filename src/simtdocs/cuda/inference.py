@@ -182,6 +182,7 @@ class Types:
         self.sc = scope
         self.uses = name_counts(scope.tree)
         self._regions: dict[tuple, list] = {}
+        self._counts: dict[int, dict] = {}
         self.if_casts: dict[int, dict] = {}
         self.loop_casts: dict[int, dict] = {}
         self.exit_casts: dict[int, dict] = {}
@@ -209,10 +210,10 @@ class Types:
         return out
 
     def region_counts(self, node) -> dict:
-        key = ("counts", id(node))
-        out = self._regions.get(key)
+        """``syntax.name_counts`` of a loop, remembered likewise."""
+        out = self._counts.get(id(node))
         if out is None:
-            out = self._regions[key] = name_counts(node)
+            out = self._counts[id(node)] = name_counts(node)
         return out
 
     # -- statements ------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ so an engine memo keyed by an array's identity can never go stale.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import sys
 
@@ -82,7 +83,7 @@ def cast(v, name: str):
     narrowing would mean the inference went wrong."""
     if v is None:  # a variable no lane has assigned yet (Compiler.undefined)
         return v
-    t = _DTYPES.get(name) or _DTYPES.setdefault(name, np.dtype(name))
+    t = _named(name)
     dt = getattr(v, "dtype", None)
     if dt is None:  # a Python scalar (cuda.warpsize, a bool literal)
         return t.type(v)
@@ -96,13 +97,15 @@ def cast(v, name: str):
 def as_(v, name: str):
     """A variable read as numba's type there, where the array holding it is wider (a float32
     value assigned under a mask into a float64 variable): exact for the lanes that read it."""
-    t = _DTYPES.get(name) or _DTYPES.setdefault(name, np.dtype(name))
+    t = _named(name)
     if v is None or getattr(v, "dtype", None) == t:
         return v
     return v.astype(t) if isinstance(v, np.ndarray) else t.type(v)
 
 
-_DTYPES: dict[str, np.dtype] = {}
+@functools.lru_cache(maxsize=None)
+def _named(name: str) -> np.dtype:
+    return np.dtype(name)
 
 
 def truth(c):
