@@ -1,6 +1,7 @@
 # Two entry points for a fresh machine (see README.md):
 #   make serve   set up everything, build the site and serve it on http://127.0.0.1:8000
-#   make test    set up everything and run the whole test suite
+#   make test    set up everything and run the whole test suite (what CI runs)
+#   make check   the one-minute loop: engine, dialect, zoo, puzzles and one page (PAGE=...)
 # Every step is idempotent and quick when already done.
 
 VENV   := .venv
@@ -8,7 +9,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: setup serve build test clean translations
+.PHONY: setup serve build test check clean translations
 .DEFAULT_GOAL := serve
 
 setup: $(STAMP) node_modules/.installed fonts
@@ -49,9 +50,22 @@ build: setup chromium
 serve: build
 	$(VENV)/bin/mkdocs serve -a 127.0.0.1:8000
 
+# pytest-xdist runs the tests in one worker per core (TEST_WORKERS=0: in one process, which
+# must give the same pass/fail list); the strict site build is made once for the run and
+# shared by the workers (tests/site_build.py). The 25 slowest tests close the report.
+TEST_WORKERS ?= auto
 test: setup chromium
-	$(VENV)/bin/pytest -q
-	$(VENV)/bin/pytest -q --codeblocks docs/
+	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=25
+	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --codeblocks docs/
+
+# The contributor's loop, under a minute: the engines, the dialect, the zoo at the engine's own
+# batching, the puzzles, and the page being edited run as the strict build runs it (both
+# languages, glue included). Run `make test` before sending a change: it is the whole suite.
+PAGE ?= docs/p2/memory.md
+CHECK_TESTS := tests/test_*.py tests/analytic tests/cuda tests/puzzles tests/zoo
+check: setup
+	SIMTDOCS_ZOO_BATCHINGS=1 $(VENV)/bin/pytest -q -n $(TEST_WORKERS) $(CHECK_TESTS)
+	$(PY) -m simtdocs_site.executor $(PAGE)
 
 # After adding or changing a _("label"): merge the labels into the catalogs and compile
 # them (src/simtdocs/locale/zh/LC_MESSAGES/*.po); then fill the new msgstr lines.

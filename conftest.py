@@ -9,10 +9,36 @@ limit, and the same checks on what the block prints and shows. Errors name the p
 line (or the snippet line and where it is included).
 """
 
+import json
 import os
+import resource
+import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent
+TIMES = os.environ.get("SIMTDOCS_TEST_TIMES")  # benchmarks/test_suite.py: one JSON line per test
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """With ``SIMTDOCS_TEST_TIMES=<file>``, append each test's wall and CPU seconds (set-up and
+    tear-down included; CPU of this process and of the subprocesses it waited for) to the
+    file, from whichever xdist worker ran it."""
+    if not TIMES:
+        yield
+        return
+    wall, cpu = time.perf_counter(), _cpu()
+    yield
+    line = json.dumps({"test": item.nodeid, "wall": time.perf_counter() - wall, "cpu": _cpu() - cpu})
+    with open(TIMES, "a", encoding="utf-8") as out:  # one short append per test: whole lines
+        out.write(line + "\n")
+
+
+def _cpu() -> float:
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _is_python_block(item) -> bool:

@@ -1,16 +1,57 @@
-"""Shared fixtures. This folder is on sys.path, so tests import ``kernels`` and
-``site_build`` from it."""
+"""Shared fixtures and the run's set-up. This folder is on sys.path, so tests import
+``kernels`` and ``site_build`` from it.
 
+The suite runs under pytest-xdist (``make test`` passes ``-n``) as well as serially; both
+must give the same pass/fail list. What the processes of one run share is the strictly
+built site (``site_build``: built once, by whichever process needs it first) and the
+hypothesis profile below.
+"""
+
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
+import site_build
 from site_build import built_site
+
+# Derandomised: every run draws the same examples, so a serial run and a parallel one (or
+# two machines) can be compared test by test. No example database: what a run finds is
+# printed as a reproducible blob instead of being replayed from a file only one machine has.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("random", print_blob=True)  # new examples every run (a local search)
+settings.load_profile(os.environ.get("SIMTDOCS_HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_configure(config):
+    if not site_build.is_worker(config):
+        site_build.make_run_dir(config)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """xdist: the controller hands each worker the run's shared folder."""
+    node.workerinput[site_build.RUN_DIR_KEY] = str(node.config.stash[site_build.RUN_DIR])
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    folder = site_build.screenshots_folder()
+    shots = sorted(folder.rglob("*.png")) if site_build.took_screenshots(config) else []
+    if shots:
+        terminalreporter.write_sep("-", "browser screenshots")
+        terminalreporter.write_line(
+            f"{len(shots)} full-page screenshots (light and dark) in {folder}/ ; open {folder}/index.html"
+        )
+
+
+def pytest_unconfigure(config):
+    site_build.remove_run_dir(config)
 
 
 @pytest.fixture(scope="session")
 def site(request) -> Path:
-    """The strictly built site (built once per session, also used by the browser tests)."""
+    """The strictly built site (built once per run, also used by the browser tests)."""
     state = built_site(request.config)
     assert "error" not in state, state["error"]
     return state["dir"]

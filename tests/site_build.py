@@ -1,11 +1,21 @@
-"""The strict site build, once per test session, shared by tests/site and tests/browser.
+"""The strict site build, once per test run, shared by tests/site and tests/browser.
 
 The browser tests need it while collecting (their pages are parametrised from the built
 site), so it is cached on the pytest config rather than in a fixture.
+
+Under pytest-xdist every worker collects on its own, so "once per session" would be once
+per worker, each writing the same ``.cache``. Instead the whole run shares one folder (made
+by the controller, or by the only process of a serial run, and handed to each worker in
+``workerinput``): the first process that needs the site builds it there while holding a
+lock, and writes down how it went; every other process waits for the lock and reads that
+(``once_per_run``, which the simtdocs wheel of tests/site uses too). Nothing is built when
+no test asks for it.
 """
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import shutil
 import subprocess
@@ -17,6 +27,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE_KEY = pytest.StashKey[dict]()
+RUN_DIR = pytest.StashKey[Path]()
+RUN_DIR_KEY = "simtdocs_run_dir"  # in xdist's workerinput: the folder the run shares
 
 
 def run_mkdocs(*args: str, cwd: Path = ROOT, timeout: int = 1800) -> subprocess.CompletedProcess:
@@ -26,35 +38,108 @@ def run_mkdocs(*args: str, cwd: Path = ROOT, timeout: int = 1800) -> subprocess.
                           capture_output=True, text=True, timeout=timeout)
 
 
+IGNORE = shutil.ignore_patterns("__pycache__", "*.egg-info", "build", "dist")  # copying sources for a wheel
+
+
+def build_wheel(project: Path, out: Path) -> Path:
+    """``pip wheel`` of ``project`` into ``out``: the path of the one wheel it made."""
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(project)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (found,) = out.glob("*.whl")
+    return found
+
+
+def is_worker(config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def make_run_dir(config) -> Path:
+    """The run's shared folder (controller or serial run; removed by :func:`remove_run_dir`)."""
+    run_dir = Path(tempfile.mkdtemp(prefix="simtdocs-test-run-"))
+    config.stash[RUN_DIR] = run_dir
+    return run_dir
+
+
+def remove_run_dir(config) -> None:
+    run_dir = config.stash.get(RUN_DIR, None)
+    if run_dir is not None:
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _run_dir(config) -> Path:
+    if is_worker(config) and RUN_DIR_KEY in config.workerinput:
+        return Path(config.workerinput[RUN_DIR_KEY])
+    run_dir = config.stash.get(RUN_DIR, None)
+    return run_dir if run_dir is not None else make_run_dir(config)
+
+
+def first_in_run(config, what: str) -> bool:
+    """True for the first process of the run to ask about ``what`` (say, clearing a folder
+    every worker then writes into), False for every later one."""
+    asked = []
+    once_per_run(config, what, lambda _: asked.append(1) or {})
+    return bool(asked)
+
+
+def screenshots_folder() -> Path:
+    """Where the browser tests put their screenshots (``SIMTDOCS_SCREENSHOTS``)."""
+    return Path(os.environ.get("SIMTDOCS_SCREENSHOTS") or ROOT / "build" / "screenshots").resolve()
+
+
+def took_screenshots(config) -> bool:
+    run_dir = config.stash.get(RUN_DIR, None)
+    return run_dir is not None and (run_dir / "screenshots.json").exists()
+
+
 def _say(config, line: str) -> None:
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         reporter.write_line(line)
 
 
+def _build(config, out: Path) -> dict:
+    _say(config, f"building the site once for the run (mkdocs build --strict -d {out}) ...")
+    proc = run_mkdocs("build", "--strict", "-d", str(out))
+    if proc.returncode == 0:
+        return {"dir": str(out)}
+    log = "\n".join(
+        line if len(line) < 400 else line[:400] + " ..."
+        for line in (proc.stdout + proc.stderr).splitlines()
+        if "ERROR" in line or "WARNING" in line or "Error" in line
+    )
+    shutil.rmtree(out, ignore_errors=True)
+    return {"error": "mkdocs build --strict failed (the site tests need the site):\n" + log[-4000:]}
+
+
+def once_per_run(config, name: str, make) -> dict:
+    """What ``make(folder)`` returns (a JSON-able dict), made once for the whole run: the first
+    process to ask makes it in ``<run folder>/<name>/`` while holding a lock; every other one
+    waits for the lock and reads the record it left."""
+    run_dir = _run_dir(config)
+    record = run_dir / f"{name}.json"
+    with open(run_dir / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another worker may be making it right now
+        if record.is_file():
+            return json.loads(record.read_text(encoding="utf-8"))
+        made = make(run_dir / name)
+        record.write_text(json.dumps(made), encoding="utf-8")
+        return made
+
+
 def built_site(config) -> dict:
-    """Build the site once per session: ``{"dir": Path}`` or ``{"error": str}``."""
+    """Build the site once per run: ``{"dir": Path}`` or ``{"error": str}``."""
     state = config.stash.get(SITE_KEY, None)
     if state is not None:
         return state
     given = os.environ.get("SIMTDOCS_SITE_DIR")
     if given:
-        state = {"dir": Path(given).resolve()}
-        if not (state["dir"] / "index.html").is_file():
+        state = {"dir": str(Path(given).resolve())}
+        if not (Path(state["dir"]) / "index.html").is_file():
             state = {"error": f"SIMTDOCS_SITE_DIR={given} has no index.html"}
     else:
-        out = Path(tempfile.mkdtemp(prefix="simtdocs-browser-site-"))
-        _say(config, f"building the site once for the session (mkdocs build --strict -d {out}) ...")
-        proc = run_mkdocs("build", "--strict", "-d", str(out))
-        if proc.returncode == 0:
-            state = {"dir": out, "tmp": True}
-        else:
-            log = "\n".join(
-                line if len(line) < 400 else line[:400] + " ..."
-                for line in (proc.stdout + proc.stderr).splitlines()
-                if "ERROR" in line or "WARNING" in line or "Error" in line
-            )
-            state = {"error": "mkdocs build --strict failed (browser tests need the site):\n" + log[-4000:]}
-            shutil.rmtree(out, ignore_errors=True)
+        state = once_per_run(config, "site", lambda out: _build(config, out))
+    if "dir" in state:
+        state = {"dir": Path(state["dir"])}
     config.stash[SITE_KEY] = state
     return state

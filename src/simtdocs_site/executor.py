@@ -227,3 +227,50 @@ def process(markdown: str, page: str, lang: str, site: Site | None = None) -> st
         site = Site(repo_root(), cache_dir=_process_cache, workers=0)
     site.prepare({page: markdown})
     return site.render(page, lang)
+
+
+# -- from the command line ------------------------------------------------------------------
+
+
+def check_pages(paths: list[str], root: Path | None = None, cache_dir: Path | None = None,
+                workers: int | None = None) -> list[str]:
+    """Run the pages at ``paths`` (each with its other-language twin: ``p.md`` and ``p.en.md``)
+    as the strict build runs them, behind the site's own block cache, and render each in its
+    language with its glue; return the error messages (none: the pages build)."""
+    root = Path(root or repo_root()).resolve()
+    files: dict[str, Path] = {}
+    for given in paths:
+        path = Path(given).resolve()
+        stem = path.name[:-len(".en.md")] if path.name.endswith(".en.md") else path.name[:-len(".md")]
+        for twin in (path.with_name(f"{stem}.md"), path.with_name(f"{stem}.en.md")):
+            if twin.is_file():
+                files[twin.relative_to(root).as_posix()] = twin
+    if not files:
+        return [f"no page at {', '.join(paths)}"]
+    site = site_for(root, cache_dir, workers)
+    errors = []
+    try:
+        site.prepare({name: p.read_text(encoding="utf-8") for name, p in files.items()})
+        for name in files:
+            site.render(name, "en" if name.endswith(".en.md") else LANGS[0])
+    except (BlockError, SnippetError) as exc:
+        errors.append(str(exc))
+    site.wait_for_extra()
+    return errors
+
+
+if __name__ == "__main__":
+    import sys
+    import time
+
+    if len(sys.argv) < 2:
+        sys.exit("usage: python -m simtdocs_site.executor docs/<page>.md [...]  "
+                 "(runs the page and its translation as the strict build does)")
+    start = time.perf_counter()
+    problems = check_pages(sys.argv[1:])
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    s = next(iter(_sites.values()), None)
+    ran = f"{s.stats['ran']} of {s.stats['blocks']} blocks ran" if s else ""
+    print(f"{'FAILED' if problems else 'ok'}: {' '.join(sys.argv[1:])} ({ran}, {time.perf_counter() - start:.1f} s)")
+    sys.exit(1 if problems else 0)

@@ -12,24 +12,37 @@ ROOT = Path(__file__).resolve().parents[2]
 AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 FAILING_IMPACTS = ("serious", "critical")
 
-RUN_JS = """async () => {
-  const r = await axe.run(document, {resultTypes: ['violations']});
-  return {version: axe.version, violations: r.violations.map(v => ({
+# A second colour scheme changes colours and the diagrams Mermaid redraws for it, nothing else
+# of the page: there, every rule of axe's colour category runs on the whole page and every
+# rule on the diagrams (the rest would repeat the first scheme's run, at a few seconds a page).
+# axe's colour category (tag cat.color) but color-contrast-enhanced, a AAA rule axe leaves off.
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+RUN_JS = """async ([recoloured, COLOUR_RULES]) => {
+  const keep = r => r.violations.map(v => ({
     id: v.id, impact: v.impact, help: v.help,
     nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 160),
                               summary: (n.failureSummary || '').slice(0, 400)})),
-  }))};
+  }));
+  if (!recoloured)
+    return {version: axe.version, violations: keep(await axe.run(document, {resultTypes: ['violations']}))};
+  const colour = keep(await axe.run(document, {runOnly: {type: 'rule', values: COLOUR_RULES},
+                                               resultTypes: ['violations']}));
+  const diagrams = [...document.querySelectorAll('.mermaid')];
+  const drawn = diagrams.length ? keep(await axe.run({include: diagrams}, {resultTypes: ['violations']})) : [];
+  return {version: axe.version, violations: colour.concat(drawn.filter(v => !colour.some(c => c.id === v.id)))};
 }"""
 
 
-def run_axe(tab) -> dict:
-    """``{"version", "violations": [...]}`` for the page as it is now, or ``{"error": ...}``."""
+def run_axe(tab, recoloured: bool = False) -> dict:
+    """``{"version", "violations": [...]}`` for the page as it is now, or ``{"error": ...}``.
+    ``recoloured``: the page was checked already and only its colour scheme changed since
+    (the colour rules on the page, every rule on its diagrams)."""
     if not AXE_JS.is_file():
         return {"error": f"axe-core is not installed ({AXE_JS} missing): run `npm ci` (make test does)"}
     try:
         if not tab.evaluate("typeof window.axe !== 'undefined'"):
             tab.add_script_tag(content=AXE_JS.read_text(encoding="utf-8"))
-        return tab.evaluate(RUN_JS)
+        return tab.evaluate(RUN_JS, [recoloured, COLOUR_RULES])
     except Exception as exc:  # reported by the test, the visit goes on
         return {"error": f"axe-core did not run: {type(exc).__name__}: {str(exc).splitlines()[0]}"}
 

@@ -1,8 +1,8 @@
 """The site as a reader sees it: a real headless Chromium over the built site.
 
-The site is built once per session (``mkdocs build --strict`` into a temporary
-directory, or the directory named by ``SIMTDOCS_SITE_DIR`` if it is already
-built), served on 127.0.0.1 by ``http.server`` in a thread, and opened by one
+The site is built once per run (``mkdocs build --strict`` into the run's temporary
+folder, shared by the xdist workers: ``tests/site_build.py``; or the directory named by
+``SIMTDOCS_SITE_DIR`` if it is already built), served on 127.0.0.1 by ``http.server`` in a thread, and opened by one
 Chromium for the whole session: Debian's ``/usr/bin/chromium`` driven by
 Playwright's Python client. Playwright cannot download its own browser here, so
 ``playwright install`` is never run.
@@ -31,7 +31,7 @@ from urllib.parse import urlparse
 
 import pytest
 from axe_check import run_axe
-from site_build import SITE_KEY, built_site
+from site_build import built_site, first_in_run, screenshots_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("zh", "en")  # zh is the default language, at the site root; en under /en/
@@ -154,20 +154,21 @@ def pytest_generate_tests(metafunc):
     metafunc.parametrize("site_page", pages, ids=[p.id for p in pages])
 
 
-def pytest_sessionfinish(session, exitstatus):
-    state = session.config.stash.get(SITE_KEY, None)
-    if state and state.get("tmp"):
-        shutil.rmtree(state["dir"], ignore_errors=True)
+# Under pytest-xdist (``--dist loadgroup``), the tests that read one cache of page visits run
+# in one worker, so each page is still opened once per run: those of ``visit`` (page_visit)
+# in one group, those of ``reader`` (the reader's pass) in another. The other browser tests
+# open their own tabs and go to any worker.
+CACHE_GROUPS = (("visit", "browser-visits"), ("reader", "browser-reader"))
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    folder = SCREENSHOTS_FOLDER
-    shots = sorted(folder.rglob("*.png")) if _TOOK_SCREENSHOTS and folder.is_dir() else []
-    if shots:
-        terminalreporter.write_sep("-", "browser screenshots")
-        terminalreporter.write_line(
-            f"{len(shots)} full-page screenshots (light and dark) in {folder}/ ; open {folder}/index.html"
-        )
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        for fixture, group in CACHE_GROUPS:
+            if fixture in names:
+                item.add_marker(pytest.mark.xdist_group(group))
+                break
 
 
 # -- fixtures -------------------------------------------------------------------
@@ -247,17 +248,17 @@ def context(browser):
     ctx.close()
 
 
-SCREENSHOTS_FOLDER = Path(os.environ.get("SIMTDOCS_SCREENSHOTS") or ROOT / "build" / "screenshots").resolve()
-_TOOK_SCREENSHOTS = False
+SCREENSHOTS_FOLDER = screenshots_folder()
 
 
 @pytest.fixture(scope="session")
-def screenshots(browser_ready) -> Path:
-    """Fresh folder for this run's screenshots (printed at the end of the run)."""
-    global _TOOK_SCREENSHOTS
-    _TOOK_SCREENSHOTS = True
-    shutil.rmtree(SCREENSHOTS_FOLDER, ignore_errors=True)
-    SCREENSHOTS_FOLDER.mkdir(parents=True)
+def screenshots(request, browser_ready) -> Path:
+    """Fresh folder for this run's screenshots (printed at the end of the run). Every xdist
+    worker writes its pages' shots into it: the first one clears it, and each one rewrites
+    the contact sheet as it ends, so the last to end lists them all."""
+    if first_in_run(request.config, "screenshots"):
+        shutil.rmtree(SCREENSHOTS_FOLDER, ignore_errors=True)
+    SCREENSHOTS_FOLDER.mkdir(parents=True, exist_ok=True)
     yield SCREENSHOTS_FOLDER
     write_contact_sheet(SCREENSHOTS_FOLDER)
 
@@ -472,7 +473,7 @@ class Visitor:
             )
             v.scheme_after = tab.evaluate("document.body.getAttribute('data-md-color-scheme')")
             tab.evaluate(SETTLE_JS)  # Mermaid redraws for the new scheme
-            v.axe["dark"] = run_axe(tab)
+            v.axe["dark"] = run_axe(tab, recoloured=True)
             v.shots["dark"] = folder / f"{name}-dark.png"
             tab.screenshot(path=str(v.shots["dark"]), full_page=True)
             # the palette choice is kept in localStorage: reset it for the next page

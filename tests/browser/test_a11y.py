@@ -1,8 +1,9 @@
 """Accessibility of every page (WCAG 2.1 AA), in the light and the dark scheme.
 
-axe-core runs in each page the browser tests open (``conftest.Visitor``: once in the
-light scheme, once after the palette toggle switched to dark), so this adds one axe
-run per page and scheme, not another page load. Any serious or critical violation fails.
+axe-core runs in each page the browser tests open (``conftest.Visitor``: every rule in the
+light scheme; after the palette toggle switched to dark, the colour rules on the page and
+every rule on its redrawn diagrams, ``axe_check.RUN_JS``), so this adds no page load. Any
+serious or critical violation fails.
 
 The language markup is checked on the built HTML with Python's own HTML parser,
 independently of the hook that adds it.

@@ -223,3 +223,29 @@ def test_the_markdown_extension_runs_the_blocks_and_reports_page_and_line(tmp_pa
     assert ">1</td>" in out and "<p>n = 1,234</p>" in out
     with pytest.raises(executor.BlockError, match=r"^docs/t\.md:6: code block failed: ZeroDivisionError"):
         convert(md.replace('show(Table([[1, 2]], ["a", "b"]))', "print(1 / 0)"))
+
+
+def test_check_pages_runs_a_page_and_its_translation_and_names_the_line(tmp_path):
+    """``python -m simtdocs_site.executor docs/p.md`` (make check): both files of the page,
+    each in its language, glue included; the first mistake with its file and line."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    block = page(
+        """
+        ```python
+        from simtdocs.display import glue
+        glue("n", 1234)
+        ```
+        """
+    )
+    (docs / "p.md").write_text(block + "\n数目 {{ n }}。\n", encoding="utf-8")
+    (docs / "p.en.md").write_text(block + "\nCount {{ n }}.\n", encoding="utf-8")
+
+    def check(name):
+        return executor.check_pages([str(docs / name)], root=tmp_path, cache_dir=tmp_path / "c", workers=0)
+
+    assert check("p.md") == [] and check("p.en.md") == []
+    (docs / "p.en.md").write_text(block + "\nCount {{ m }}.\n", encoding="utf-8")
+    (problem,) = check("p.md")  # the Chinese file named, its English twin checked too
+    assert problem.startswith("docs/p.en.md:") and "m" in problem
+    assert check("q.md") == [f"no page at {docs / 'q.md'}"]

@@ -4,32 +4,26 @@
 simulator and the display API, its compiled catalogs, and no build code. ``simtdocs-site``
 (src/simtdocs_site/pyproject.toml) is the site build and registers the MkDocs plugin.
 Each is built by ``pip wheel`` from a copy of its sources in a temporary folder (a stale
-``build/lib`` of an earlier build cannot slip into the wheel).
+``build/lib`` of an earlier build cannot slip into the wheel); the simtdocs wheel once for the
+run, shared with the reader's venv of ``test_scripts``.
 """
 
 from __future__ import annotations
 
 import ast
 import shutil
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
+from site_build import IGNORE, build_wheel
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD_TOOLS = ("mkdocs", "pymdownx", "playwright", "material", "markdown", "simtdocs_site")
-IGNORE = shutil.ignore_patterns("__pycache__", "*.egg-info", "build", "dist")
 
 
 def wheel(project: Path, tmp: Path) -> zipfile.ZipFile:
-    out = tmp / "dist"
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(project)],
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    (found,) = out.glob("*.whl")
-    return zipfile.ZipFile(found)
+    return zipfile.ZipFile(build_wheel(project, tmp / "dist"))
 
 
 def imported_modules(source: str) -> set[str]:
@@ -44,13 +38,8 @@ def imported_modules(source: str) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def simtdocs_wheel(tmp_path_factory) -> zipfile.ZipFile:
-    tmp = tmp_path_factory.mktemp("simtdocs-wheel")
-    project = tmp / "simtdocs"
-    shutil.copytree(ROOT / "src" / "simtdocs", project / "src" / "simtdocs", ignore=IGNORE)
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, project / name)
-    return wheel(project, tmp)
+def simtdocs_wheel(simtdocs_wheel_file) -> zipfile.ZipFile:
+    return zipfile.ZipFile(simtdocs_wheel_file)
 
 
 def test_the_simtdocs_wheel_has_no_build_code(simtdocs_wheel):

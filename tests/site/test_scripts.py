@@ -2,7 +2,8 @@
 environment with nothing but ``pip install simtdocs[figures]`` (numpy and matplotlib),
 so a script that needs the site's build tools (markdown, mkdocs, ...) fails here.
 
-The wheel is built once per session and installed into one fresh venv (about 20 s).
+The wheel is built once per run (tests/site/conftest.py, shared with the packaging tests)
+and installed into one fresh venv (about 20 s).
 """
 
 from __future__ import annotations
@@ -21,14 +22,11 @@ BUILD_TOOLS = ("markdown", "mkdocs", "pymdownx", "pytest", "pytest_codeblocks", 
 
 
 @pytest.fixture(scope="session")
-def reader_python(tmp_path_factory) -> Path:
+def reader_python(tmp_path_factory, simtdocs_wheel_file) -> Path:
     """The python of a fresh venv with only ``simtdocs[figures]`` installed."""
     tmp = tmp_path_factory.mktemp("reader")
     run = dict(capture_output=True, text=True, timeout=900)
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp / "wheel"),
-                           str(ROOT)], cwd=tmp, **run)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    wheel = next((tmp / "wheel").glob("simtdocs-*.whl"))
+    wheel = simtdocs_wheel_file
     proc = subprocess.run([sys.executable, "-m", "venv", str(tmp / "venv")], **run)
     assert proc.returncode == 0, proc.stderr[-3000:]
     python = tmp / "venv" / "bin" / "python"
