@@ -55,7 +55,7 @@ serve: build
 # shared by the workers (tests/site_build.py). The 25 slowest tests close the report.
 TEST_WORKERS ?= auto
 test: setup chromium
-	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=25
+	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --durations=25
 	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --codeblocks docs/
 
 # The contributor's loop, under a minute: the engines, the dialect, the zoo at the engine's own

@@ -1,5 +1,6 @@
 """Repository-wide pytest configuration: ``pytest --codeblocks docs/`` runs a page's
-python blocks exactly as the site build does.
+python blocks exactly as the site build does; ``SIMTDOCS_TEST_TIMES`` records what each test
+took (``benchmarks/test_suite.py``).
 
 pytest-codeblocks collects the blocks and applies the markers (skip, skipif,
 importorskip, cont). Each python block then runs through the site's own runner
@@ -24,16 +25,27 @@ TIMES = os.environ.get("SIMTDOCS_TEST_TIMES")  # benchmarks/test_suite.py: one J
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     """With ``SIMTDOCS_TEST_TIMES=<file>``, append each test's wall and CPU seconds (set-up and
-    tear-down included; CPU of this process and of the subprocesses it waited for) to the
-    file, from whichever xdist worker ran it."""
+    tear-down included; CPU of this process and of the subprocesses it waited for) and its
+    outcome to the file, from whichever xdist worker ran it."""
     if not TIMES:
         yield
         return
     wall, cpu = time.perf_counter(), _cpu()
     yield
-    line = json.dumps({"test": item.nodeid, "wall": time.perf_counter() - wall, "cpu": _cpu() - cpu})
+    line = json.dumps({"test": item.nodeid, "wall": time.perf_counter() - wall, "cpu": _cpu() - cpu,
+                       "outcome": item.stash.get(OUTCOME, "passed")})
     with open(TIMES, "a", encoding="utf-8") as out:  # one short append per test: whole lines
         out.write(line + "\n")
+
+
+OUTCOME = pytest.StashKey[str]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = (yield).get_result()
+    if TIMES and (report.failed or (report.skipped and item.stash.get(OUTCOME, "") != "failed")):
+        item.stash[OUTCOME] = "failed" if report.failed else "skipped"
 
 
 def _cpu() -> float:

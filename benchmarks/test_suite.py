@@ -1,6 +1,6 @@
 """How long a contributor and CI wait: ``.ci/run`` on a fresh clone, and ``make check`` (issue 37).
 
-    python benchmarks/test_suite.py [--runs 3] [--source .]
+    python benchmarks/test_suite.py [--runs 3] [--source .] [--serial]
 
 Each run clones ``--source`` (its committed ``main``, as CI does) into an empty temporary
 folder and times ``.ci/run`` there, wall-clock, setup included: the venv, ``pip install``
@@ -8,7 +8,8 @@ folder and times ``.ci/run`` there, wall-clock, setup included: the venv, ``pip 
 pytest runs. The tests report their own times through ``SIMTDOCS_TEST_TIMES`` (the root
 ``conftest.py``: wall and CPU seconds per test, set-up included, from whichever xdist worker
 ran it). After the last run, ``make check`` is timed twice in that clone (the second is the
-contributor's loop as it usually is: the page's blocks cached).
+contributor's loop as it usually is: the page's blocks cached). ``--serial`` then runs
+``make test TEST_WORKERS=0`` there and compares every test's outcome with the parallel run's.
 
 Printed: each run's wall time and the median; CPU seconds per test folder; the ten slowest
 tests; ``make check``. Target (README, "For contributors"): median ``.ci/run`` <= 8 min on a
@@ -52,6 +53,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--source", default=str(ROOT), help="repository to clone (default: this one)")
+    ap.add_argument("--serial", action="store_true", help="also run the suite in one process and compare")
     args = ap.parse_args()
     print(f"{platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}")
     walls, times = [], []
@@ -96,6 +98,21 @@ def main() -> int:
             print(f"\nmake check ({'first' if i == 0 else 'again'}): {wall:.1f} s, exit {rc} "
                   f"({'PASS' if wall <= TARGET_CHECK_S else 'FAIL'}: target {TARGET_CHECK_S} s)")
             print("  " + (Path(tmp) / f"check{i}.log").read_text().strip().splitlines()[-1])
+
+        if args.serial:
+            record = Path(tmp) / "serial.jsonl"
+            env = {**os.environ, "SIMTDOCS_TEST_TIMES": str(record)}
+            wall, rc = timed(["make", "test", "TEST_WORKERS=0"], clone, env, Path(tmp) / "serial.log")
+            serial = {t["test"]: t["outcome"] for t in map(json.loads, record.read_text().splitlines())}
+            parallel = {t["test"]: t["outcome"] for t in times}
+            differ = sorted(t for t in set(serial) | set(parallel) if serial.get(t) != parallel.get(t))
+            counts = collections.Counter(serial.values())
+            print(f"\nserial (-n 0): {wall / 60:.2f} min, exit {rc}, {dict(counts)}; "
+                  f"{len(differ)} tests differ from the parallel run")
+            for t in differ[:20]:
+                print(f"  {t}: parallel {parallel.get(t)}, serial {serial.get(t)}")
+            if differ:
+                return 1
     return 0
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -117,14 +118,15 @@ def once_per_run(config, name: str, make) -> dict:
     process to ask makes it in ``<run folder>/<name>/`` while holding a lock; every other one
     waits for the lock and reads the record it left."""
     run_dir = _run_dir(config)
+    name = re.sub(r"[^\w.-]", lambda m: "~" if m[0] == "/" else "_", name)  # "zh:/p2/" -> "zh_~p2~"
     record = run_dir / f"{name}.json"
     with open(run_dir / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another worker may be making it right now
         if record.is_file():
             return json.loads(record.read_text(encoding="utf-8"))
-        made = make(run_dir / name)
-        record.write_text(json.dumps(made), encoding="utf-8")
-        return made
+        text = json.dumps(make(run_dir / name), default=str)  # paths as text
+        record.write_text(text, encoding="utf-8")
+        return json.loads(text)  # the maker reads what every other process reads
 
 
 def built_site(config) -> dict:

@@ -18,6 +18,7 @@ Without Chromium or Playwright these tests skip and say how to install them.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import html as htmlmod
 import http.server
@@ -31,7 +32,7 @@ from urllib.parse import urlparse
 
 import pytest
 from axe_check import run_axe
-from site_build import built_site, first_in_run, screenshots_folder
+from site_build import built_site, first_in_run, once_per_run, screenshots_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("zh", "en")  # zh is the default language, at the site root; en under /en/
@@ -152,23 +153,6 @@ def pytest_generate_tests(metafunc):
         return
     pages = discover(state["dir"])
     metafunc.parametrize("site_page", pages, ids=[p.id for p in pages])
-
-
-# Under pytest-xdist (``--dist loadgroup``), the tests that read one cache of page visits run
-# in one worker, so each page is still opened once per run: those of ``visit`` (page_visit)
-# in one group, those of ``reader`` (the reader's pass) in another. The other browser tests
-# open their own tabs and go to any worker.
-CACHE_GROUPS = (("visit", "browser-visits"), ("reader", "browser-reader"))
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        names = getattr(item, "fixturenames", ())
-        for fixture, group in CACHE_GROUPS:
-            if fixture in names:
-                item.add_marker(pytest.mark.xdist_group(group))
-                break
 
 
 # -- fixtures -------------------------------------------------------------------
@@ -407,9 +391,11 @@ def screenshot_name(page: SitePage) -> str:
 
 
 class Visitor:
-    """Opens each page once and remembers what the browser saw."""
+    """Opens each page once per run and remembers what the browser saw: in this process, and
+    on disk for the other xdist workers (``once_per_run``), whichever worker opened it."""
 
-    def __init__(self, context, base_url: str, screenshots: Path):
+    def __init__(self, config, context, base_url: str, screenshots: Path):
+        self.config = config
         self.context = context
         self.base_url = base_url
         self.screenshots = screenshots
@@ -417,7 +403,10 @@ class Visitor:
 
     def __call__(self, page: SitePage) -> Visit:
         if page.id not in self.cache:
-            self.cache[page.id] = self._visit(page)
+            seen = once_per_run(self.config, f"visit {page.id}",
+                                lambda _: dataclasses.asdict(self._visit(page)))
+            seen.update(page=page, shots={k: Path(v) for k, v in seen["shots"].items()})
+            self.cache[page.id] = Visit(**seen)
         return self.cache[page.id]
 
     def _visit(self, sp: SitePage) -> Visit:
@@ -502,8 +491,8 @@ class Visitor:
 
 
 @pytest.fixture(scope="session")
-def visit(context, base_url, screenshots) -> Visitor:
-    return Visitor(context, base_url, screenshots)
+def visit(request, context, base_url, screenshots) -> Visitor:
+    return Visitor(request.config, context, base_url, screenshots)
 
 
 @pytest.fixture

@@ -149,7 +149,8 @@ async ({lang, width, all}) => {
       else if (natural < 9)
         out.phone.push(`${name}: smallest text ${natural.toFixed(1)} px even at full size`);
     }
-    out.figures.push({src: img.currentSrc || img.src, name});
+    // its path, not its URL: another xdist worker serves the site on another port
+    out.figures.push({src: new URL(img.currentSrc || img.src, location.href).pathname, name});
   }
 
   // -- CJK typography --------------------------------------------------------------------------

@@ -28,6 +28,7 @@ import re
 from pathlib import Path
 
 import pytest
+from site_build import once_per_run
 
 WIDTHS = (1280, 390)
 SCHEMES = (("light", "default"), ("dark", "slate"))
@@ -63,15 +64,17 @@ def reader_contexts(browser):
 
 
 class ReaderVisits:
-    """Each (page, width) loaded once; what the checks found, per scheme."""
+    """Each (page, width) loaded once per run, whichever xdist worker loads it (the findings
+    are shared on disk, ``once_per_run``); what the checks found, per scheme."""
 
-    def __init__(self, contexts, base_url):
-        self.contexts, self.base_url, self.cache = contexts, base_url, {}
+    def __init__(self, config, contexts, base_url):
+        self.config, self.contexts, self.base_url, self.cache = config, contexts, base_url, {}
 
     def __call__(self, page, width: int) -> dict:
         key = (page.id, width)
         if key not in self.cache:
-            self.cache[key] = self._visit(page, width)
+            self.cache[key] = once_per_run(self.config, f"reader {page.id} {width}",
+                                           lambda _: self._visit(page, width))
         return self.cache[key]
 
     def _visit(self, page, width):
@@ -106,22 +109,25 @@ class ReaderVisits:
     def drawings(self, pages) -> dict[str, list[str]]:
         """What drawing_checks.js finds in each figure file of the site, each file read once."""
         if not hasattr(self, "_drawings"):
-            figures = {}
-            for p in pages:
-                for f in self(p, 1280)["light"]["figures"]:
-                    figures.setdefault(f["src"], f)
-            tab = self.contexts[1280].new_page()
-            try:
-                tab.goto(self.base_url + "/", wait_until="load")
-                self._drawings = tab.evaluate(DRAWING_JS, list(figures.values()))
-            finally:
-                tab.close()
+            self._drawings = once_per_run(self.config, "reader-drawings", lambda _: self._draw(pages))
         return self._drawings
+
+    def _draw(self, pages) -> dict[str, list[str]]:
+        figures = {}
+        for p in pages:
+            for f in self(p, 1280)["light"]["figures"]:
+                figures.setdefault(f["src"], f)
+        tab = self.contexts[1280].new_page()
+        try:
+            tab.goto(self.base_url + "/", wait_until="load")
+            return tab.evaluate(DRAWING_JS, list(figures.values()))
+        finally:
+            tab.close()
 
 
 @pytest.fixture(scope="session")
-def reader(reader_contexts, base_url) -> ReaderVisits:
-    return ReaderVisits(reader_contexts, base_url)
+def reader(request, reader_contexts, base_url) -> ReaderVisits:
+    return ReaderVisits(request.config, reader_contexts, base_url)
 
 
 def _check(site_page, reader, width, kind, what):

@@ -127,14 +127,13 @@ def test_a_downloaded_notebook_runs_in_a_fresh_venv(script, lang, shown, reader_
         assert len([r for r in rich if "data:image/svg+xml;base64," in r]) >= 4  # one per access drawn
 
 
-def test_the_wheel_carries_the_compiled_catalogs(reader_python):
+def test_the_wheel_carries_the_compiled_catalogs(reader_python, simtdocs_wheel_file):
     """Chinese labels reach a reader who installs the wheel: its .mo catalogs are in it."""
     import zipfile
 
     from simtdocs import i18n
 
-    wheel = next((reader_python.parents[2] / "wheel").glob("simtdocs-*.whl"))
-    names = set(zipfile.ZipFile(wheel).namelist())
+    names = set(zipfile.ZipFile(simtdocs_wheel_file).namelist())
     assert {f"simtdocs/locale/zh/LC_MESSAGES/{d}.mo" for d in i18n.DOMAINS} <= names
     proc = subprocess.run([str(reader_python), "-c", "import simtdocs; print(simtdocs.LABELS['sectors'])"],
                           cwd=reader_python.parents[2], capture_output=True, text=True, timeout=120,
