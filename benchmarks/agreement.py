@@ -4,6 +4,7 @@ tests/test_engines_agree.py, without hypothesis).
     python benchmarks/agreement.py               # 3,000 kernels, seeds 0..2999
     python benchmarks/agreement.py -n 500 --seed 10000
     python benchmarks/agreement.py --show 3      # print up to 3 disagreeing kernels in full
+    python benchmarks/agreement.py --exits       # with threads that exit before barriers (blk.exit)
 
 Each kernel runs on the reference engine and on the fast engine with 1, 3 and the default
 blocks per pass; arrays, counters (totals and per line), race records, every value a blk
@@ -29,11 +30,12 @@ def main() -> int:
     parser.add_argument("-n", type=int, default=3000, help="number of random kernels")
     parser.add_argument("--seed", type=int, default=0, help="first seed")
     parser.add_argument("--show", type=int, default=1, help="disagreeing kernels to print in full")
+    parser.add_argument("--exits", action="store_true", help="draw early exits too (the feature 'exits')")
     opts = parser.parse_args()
     start = time.perf_counter()
     bad, shown, kinds = 0, 0, Counter()
     for seed in range(opts.seed, opts.seed + opts.n):
-        program = agree.generate(agree.Chooser(seed=seed))
+        program = agree.generate(agree.Chooser(seed=seed), agree.EXITS if opts.exits else agree.ALL)
         found = agree.differences(program)
         if found:
             bad += 1

@@ -3,8 +3,11 @@
     python benchmarks/cuda_dialect.py speed            # per-thread kernel vs its blk twin, lecture sizes
     python benchmarks/cuda_dialect.py numba            # vs numba's CUDA simulator, same source, 10 k and 100 k threads
     python benchmarks/cuda_dialect.py agree -n 2000    # random kernels: fast engine vs reference engine
+    python benchmarks/cuda_dialect.py agree-exits -n 2000  # the same, with early returns before barriers
     python benchmarks/cuda_dialect.py oracle -n 2000   # random kernels: compiled form vs their Python, thread by thread
     python benchmarks/cuda_dialect.py types -n 1000    # random device functions: bit for bit numba.njit's results
+    python benchmarks/cuda_dialect.py agree-wide -n 500    # agree, oracle-wide: integer operands past 32 bits
+    python benchmarks/cuda_dialect.py integers -n 300  # random integer expressions: numba.njit's values and types
 
 ``speed``: best of 7 after a warm-up; the twin is the lecture's blk kernel with the
 branches the per-thread source has (``tests/cuda/test_cuda_lectures.py`` checks they count
@@ -170,24 +173,33 @@ def long_run(check_one, n: int, seed: int) -> int:
     return 1 if bad else 0
 
 
-def agree(n: int, seed: int) -> int:
+def agree(n: int, seed: int, exits: bool = False, wide: bool = False) -> int:
+    """``exits``: the programs of ``cuda_random_kernels.program(..., exits=True)`` (early
+    returns before barriers); ``wide``: of ``program(..., wide=True)`` (integers past 32 bits)."""
     import cuda_random_kernels as rk
     import test_cuda_random as t
 
     def one(s):
         r = random.Random(s)
-        t.check(*rk.program(lambda kind, lo, hi: r.randint(lo, hi)), s % 4, [None, 1, 2][s % 3])
+        t.check(*rk.program(lambda kind, lo, hi: r.randint(lo, hi), exits=exits, wide=wide), s % 4,
+                [None, 1, 2][s % 3])
     return long_run(one, n, seed)
 
 
-def oracle(n: int, seed: int) -> int:
+def oracle(n: int, seed: int, wide: bool = False) -> int:
     import cuda_random_kernels as rk
     from test_cuda_compiler import agree_with_python
 
     def one(s):
         r = random.Random(s)
-        agree_with_python(*rk.program(lambda kind, lo, hi: r.randint(lo, hi), private=True), s % 4)
+        agree_with_python(*rk.program(lambda kind, lo, hi: r.randint(lo, hi), private=True, wide=wide), s % 4)
     return long_run(one, n, seed)
+
+
+def integers(n: int, seed: int) -> int:
+    """``test_cuda_integers``' random integer expressions: numba.njit's values and types."""
+    from test_cuda_integers import check
+    return long_run(check, n, seed)
 
 
 def types(n: int, seed: int) -> int:
@@ -198,7 +210,8 @@ def types(n: int, seed: int) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["speed", "numba", "agree", "oracle", "types"])
+    parser.add_argument("what", choices=["speed", "numba", "agree", "agree-exits", "agree-wide", "oracle",
+                                         "oracle-wide", "types", "integers"])
     parser.add_argument("-n", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     opts = parser.parse_args()
@@ -206,7 +219,13 @@ def main() -> int:
         return speed()
     if opts.what == "numba":
         return versus_numba()
-    return {"agree": agree, "oracle": oracle, "types": types}[opts.what](opts.n, opts.seed)
+    if opts.what == "agree-exits":
+        return agree(opts.n, opts.seed, exits=True)
+    if opts.what == "agree-wide":
+        return agree(opts.n, opts.seed, wide=True)
+    if opts.what == "oracle-wide":
+        return oracle(opts.n, opts.seed, wide=True)
+    return {"agree": agree, "oracle": oracle, "types": types, "integers": integers}[opts.what](opts.n, opts.seed)
 
 
 if __name__ == "__main__":

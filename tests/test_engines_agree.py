@@ -2,7 +2,9 @@
 
 A random kernel is real Python source, generated from a random list of operations (global
 and shared loads and stores of every dtype, width, index dtype, stride, gather, view and
-mask; branches, alu, syncs, syncwarp, the four shuffles, votes and atomics; and what readers
+mask; branches, alu, syncs, syncwarp, the four shuffles, votes and atomics, and, with the
+feature ``atomic_mix``, shared atomics mixed with plain accesses of the same elements, and, with
+the feature ``exits``, threads that exit (``blk.exit``) before later barriers; and what readers
 write: masks narrowed in place with ``&=``, ``|=``, ``^=``, index variables moved in place
 with ``+=``, ``-=`` and slice assignment between two loads) over a random block shape (from
 a list, or any 1-D, 2-D or 3-D shape of up to 256 threads) and grid. Its index arrays are tables indexed by ``[linear block id, tid]``,
@@ -121,6 +123,8 @@ class Builder:
     shared_bytes: int = 0
     tools: set = field(default_factory=lambda: {"memcheck", "racecheck", "synccheck", "initcheck"})
     risks: set = field(default_factory=set)  # kinds of invalid operation put in on purpose
+    alive: np.ndarray | None = None  # (blocks, threads): the threads that have not exited (feature "exits")
+    alive_expr: str = "None"  # the same as a table expression
 
     def __post_init__(self):
         self.T = int(np.prod(self.block))
@@ -184,6 +188,13 @@ class Builder:
         return np.zeros((self.nb, self.T), bool)
 
     def mask(self):
+        """A mask expression; once threads have exited (``op_exit``), without them."""
+        m = self._mask()
+        if self.alive is None:
+            return m
+        return self.alive_expr if m == "None" else f"({self.alive_expr}) & ({m})"
+
+    def _mask(self):
         if self.masks and self.c.chance(25):
             return self.c.choice(self.masks)
         if self.c.chance(8):  # one value per block, shape (blocks, 1)
@@ -192,6 +203,10 @@ class Builder:
             return f"blk.lane < {self.c.integers(0, 33)}"
         m = self.mask_array()
         return "None" if m is None else self.table(m)
+
+    def living(self, m):
+        """The concrete (blocks, threads) mask ``m`` without the threads that exited."""
+        return m if self.alive is None else m & self.alive
 
     def value(self, dtype, width):
         """An expression of one value per thread (width > 1: a trailing axis of width)."""
@@ -395,8 +410,45 @@ class Builder:
     # -- operations ---------------------------------------------------------------------------
 
     def op(self):
+        if self.has("exits") and self.c.chance(15):  # (a draw only with the feature: old programs unchanged)
+            return self.op_exit()
+        if self.has("atomic_mix") and self.c.chance(40):  # (a draw only with the feature: old programs unchanged)
+            return self.op_atomic_mix()
         kind = self.c.choice([o for o in OPS if o in self.features])
         getattr(self, "op_" + kind)()
+
+    def op_atomic_mix(self):
+        """Shared atomics and plain loads and stores of the same elements, as a histogram
+        does them (update, read out, zero), sometimes with a ``syncwarp`` or a barrier (of
+        every block or of some) between, sometimes with none: racecheck's atomic pairs."""
+        usable = [(n, d, s) for n, d, s in self.shared if d.itemsize in (1, 2, 4, 8)]
+        if not usable:
+            return self.op_atomic()
+        name, dtype, shape = self.c.choice(usable)
+        idx = self.index(shape, dtype.itemsize, 1, shared=True)
+        if idx is None:
+            return
+        other = self.index(shape, dtype.itemsize, 1, shared=True) if self.c.chance(40) else idx
+        for _ in range(self.c.integers(2, 5)):
+            step = self.c.choice(["atomic", "atomic", "load", "load", "store", "syncwarp", "sync"])
+            at = idx if self.c.chance(70) else (other or idx)
+            mask = self.mask()
+            if step == "atomic":
+                kind = self.c.choice(["add", "add", "max", "exch", "cas"])
+                value = self.table(self.rng.integers(0, 5, (self.nb, self.T)), dtype)
+                if kind == "cas":
+                    compare = self.table(self.rng.integers(0, 3, (self.nb, self.T)), dtype)
+                    self.record(f"blk.atomic_cas({name}, {at}, {compare}, {value}, mask={mask})")
+                else:
+                    self.record(f"blk.atomic_{kind}({name}, {at}, {value}, mask={mask})")
+            elif step == "load":
+                self.record(f"blk.load({name}, {at}, mask={mask})")
+            elif step == "store":
+                self.emit(f"blk.store({name}, {at}, {self.value(dtype, 1)}, mask={mask})")
+            elif step == "syncwarp":
+                self.op_syncwarp()
+            else:
+                self.op_sync()
 
     def op_gload(self):
         name, dtype, shape, offset, region = self.c.choice(self.inputs + self.outputs)
@@ -502,15 +554,56 @@ class Builder:
         self.emit(f"blk.alu({self.c.integers(1, 3)}, mask={self.mask()})")
 
     def op_sync(self):
+        """A barrier of every (non-exited) thread, of some blocks, of none, or (an error
+        unless synccheck is off) of part of a block's non-exited threads."""
         kind = self.c.choice(["all", "all", "blocks", "nobody", "part"])
         if kind == "all":
-            self.emit("blk.sync()")
+            self.emit("blk.sync()" if self.alive is None else f"blk.sync(mask={self.alive_expr})")
         elif kind == "blocks":
-            self.emit(f"blk.sync(mask={self.table(np.broadcast_to(self.rng.random((self.nb, 1)) < 0.5, (self.nb, self.T)))})")
+            blocks = np.broadcast_to(self.rng.random((self.nb, 1)) < 0.5, (self.nb, self.T))
+            self.emit(f"blk.sync(mask={self.table(self.living(blocks))})")
         elif kind == "nobody":
             self.emit(f"blk.sync(mask={self.table(np.zeros((self.nb, self.T), bool))})")
         elif "synccheck" not in self.tools or self.error(30, "synccheck"):
-            self.emit(f"blk.sync(mask={self.table(self.rng.random((self.nb, self.T)) < 0.5)})")
+            self.emit(f"blk.sync(mask={self.table(self.living(self.rng.random((self.nb, self.T)) < 0.5))})")
+
+    def op_exit(self):
+        """``if (…) return;``: threads exit (``blk.exit``), by a guard on the global thread
+        index (the tail of the last blocks), by whole warps, by whole blocks, at random, none
+        or all, sometimes through the counted branch that tests the guard, as the dialect
+        compiles it; every later mask leaves them out (``mask``), and a barrier often comes
+        right after (the guard before a tile's ``__syncthreads()``). Now and then, on
+        purpose, a thread that already exited returns again: an error in both engines."""
+        shape = (self.nb, self.T)
+        alive = np.ones(shape, bool) if self.alive is None else self.alive
+        kind = self.c.choice(["tail", "tail", "tail", "random", "warps", "blocks", "none", "all"])
+        n = self.c.integers(0, self.nb * self.T)
+        if kind == "tail":
+            gone = np.arange(self.nb)[:, None] * self.T + self.tid >= n
+        elif kind == "random":
+            gone = self.rng.random(shape) < self.c.choice([0.1, 0.5])
+        elif kind == "warps":
+            gone = np.broadcast_to((self.rng.random(-(-self.T // 32)) < 0.4)[self.tid // 32], shape)
+        elif kind == "blocks":
+            gone = np.broadcast_to(self.rng.random((self.nb, 1)) < 0.5, shape)
+        else:
+            gone = np.full(shape, kind == "all")
+        gone = gone & alive
+        if (~alive).any() and self.error(3, "exited"):
+            b, t = (int(x[0]) for x in np.nonzero(~alive))
+            gone[b, t] = True
+        elif kind == "tail" and self.c.chance(50):
+            guard = self.record(f"blk.branch(lin * {self.T} + tid >= {n}, mask={self.alive_expr})", 1, "bool")
+            self.emit(f"blk.exit(mask={guard})")
+            gone = None
+        if gone is not None:
+            self.emit(f"blk.exit(mask={self.table(gone)})")
+        else:
+            gone = (np.arange(self.nb)[:, None] * self.T + self.tid >= n) & alive
+        self.alive = alive & ~gone
+        self.alive_expr = self.table(self.alive)
+        if self.c.chance(40):
+            self.op_sync()
 
     def op_syncwarp(self):
         self.emit(f"blk.syncwarp(mask={self.mask()})")
@@ -532,6 +625,9 @@ class Builder:
             src = np.broadcast_to(s, (self.nb, self.T))
         m = self.mask_array()
         active = np.ones((self.nb, self.T), bool) if m is None else m.copy()
+        if self.alive is not None:
+            active &= self.alive
+            m = active  # (not None: exited threads must be left out)
         if not self.error(6, "shuffle"):
             changed = True
             while changed:  # drop lanes whose source lane is inside the warp but not active
@@ -628,7 +724,7 @@ def run(engine, p: Program, **kw):
     except Exception as exc:  # noqa: BLE001 - the exception is what is compared
         return {"error": (type(exc), str(exc).splitlines()[0] if str(exc) else "")}
     races = [(r.kind, r.block, r.warp, r.other_warp, r.lane, r.other_lane, r.array, r.address, r.index, r.site,
-              r.other_site) for r in stats.races]
+              r.other_site, r.atomic, r.other_atomic, r.hazards, r.across_warps) for r in stats.races]
     return {"arrays": bases, "totals": stats.totals, "by_site": dict(stats.by_site), "races": races,
             "values": rec.values}
 
@@ -696,6 +792,43 @@ def test_engines_agree_on_random_kernels(p):
 @settings(max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs())
 def test_engines_agree_on_random_kernels_long(p):
+    check(p)
+
+
+#: Every operation, and threads that exit (``blk.exit``, ``Builder.op_exit``) before later
+#: barriers, warp operations and memory instructions that leave them out.
+EXITS = ALL | {"exits"}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(programs(EXITS))
+def test_engines_agree_on_early_exits(p):
+    check(p)
+
+
+@pytest.mark.skipif(not os.environ.get("SIMTDOCS_LONG"), reason="long form: set SIMTDOCS_LONG=1")
+@settings(max_examples=3000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(programs(EXITS))
+def test_engines_agree_on_early_exits_long(p):
+    check(p)
+
+
+#: Kernels built mostly of shared-memory work, with atomics mixed into plain loads and stores
+#: of the same elements (``Builder.op_atomic_mix``).
+ATOMIC_MIX = frozenset({"sload", "sstore", "atomic", "sync", "syncwarp", "branch", "narrow", "alu", "atomic_mix",
+                        "tools", "affine", "errors"})
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(programs(ATOMIC_MIX))
+def test_engines_agree_on_atomics_mixed_with_plain_shared_accesses(p):
+    check(p)
+
+
+@pytest.mark.skipif(not os.environ.get("SIMTDOCS_LONG"), reason="long form: set SIMTDOCS_LONG=1")
+@settings(max_examples=3000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(programs(ATOMIC_MIX))
+def test_engines_agree_on_atomics_mixed_with_plain_shared_accesses_long(p):
     check(p)
 
 
@@ -816,8 +949,8 @@ def test_lecture_kernels_agree(name):
         args = make_args()
         stats = engine(kernel, grid, block, args=args, **extra)
         arrays = [a.tobytes() for a in args if isinstance(a, np.ndarray)]
-        races = [(r.kind, r.block, r.warp, r.other_warp, r.array, r.address, r.index, r.site, r.other_site)
-                 for r in stats.races]
+        races = [(r.kind, r.block, r.warp, r.other_warp, r.array, r.address, r.index, r.site, r.other_site,
+                  r.atomic, r.other_atomic, r.hazards, r.across_warps) for r in stats.races]
         results.append((arrays, stats.totals, dict(stats.by_site), races))
     assert results[0] == results[1] == results[2]
 

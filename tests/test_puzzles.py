@@ -237,7 +237,7 @@ SKELETON = {
     "window_sum": 'wrong value at element 0 of out: expected 18.0, got 0.0 (2,048 of its 2,048 elements are '
                   'wrong)',
     "reverse_blocks": 'a race between warps 0 and 7 on line 6: warp 0 reads shared tile[255], which warp 7 writes'
-                      ' on line 5, with no __syncthreads() between (4 hazards in all)',
+                      ' on line 5, with no __syncthreads() between (1,024 hazards in all)',
     "scale": 'coalescing 12% where ≥ 90% is asked, on line 4 (`blk.store(B, (row, col), 3 * blk.load(A, '
              '(row, col)))`)',
     "transpose": '32-way bank conflict on line 11 (`blk.store(B, (y + j) * N + x, blk.load(tile, (blk.tx, '
@@ -256,7 +256,7 @@ SKELETON = {
     "histogram": 'global requests: 256 where at most 144 are allowed; 128 of them on line 4 '
                  '(`blk.atomic_add(hist, b, 1 + 0 * i)`), where the solution needs 16',
     "tail_sum": 'a race inside warp 0 on line 14: lane 0 reads shared sdata[8], which lane 8 writes on line'
-                ' 14; its lanes are not in lockstep, so it needs __syncwarp() between (64 hazards in all)',
+                ' 14; its lanes are not in lockstep, so it needs __syncwarp() between (240 hazards in all)',
     "tickets": 'wrong value at element 0 of counter: expected 32, got 1, stored by line 6 '
                '(`blk.store(counter, zero, (old + 1) % K, mask=want)`) (1 of its 1 elements are wrong)',
     "warp_of": 'wrong value at element 32 of warp: expected 1, got 0 (192 of its 256 elements are wrong)',
@@ -287,7 +287,7 @@ WRONG = [
     ("reverse_blocks", reverse_sync_in_if, '__syncthreads() on line 6 is reached by 128 of the 256 threads of block (0, 0, 0): a '
                                            'barrier inside an if'),
     ("reverse_blocks", reverse_sync_first, 'a race between warps 0 and 7 on line 7: warp 0 reads shared tile[255], which warp 7 writes'
-                                           ' on line 6, with no __syncthreads() between (4 hazards in all)'),
+                                           ' on line 6, with no __syncthreads() between (1,024 hazards in all)'),
     ("scale", scale_block_only, 'thread (24, 0, 0) of block (0, 5, 0) reads out of bounds on line 4'),
     ("transpose", transpose_pad2, '2-way bank conflict on line 11 (`blk.store(B, (y + j) * N + x, blk.load(tile, (blk.tx, '
                                   'blk.ty + j)))`)'),
@@ -300,9 +300,9 @@ WRONG = [
                                     'blk.load(sdata, tid, mask=w) + blk.load(sdata, tid + s, mask=w)`), where the solution '
                                     'needs 384'),
     ("block_sum", block_sum_no_sync, 'a race between warps 0 and 2 on line 9: warp 0 reads shared sdata[64], which warp 2 writes'
-                                     ' on line 10, with no __syncthreads() between (112 hazards in all)'),
+                                     ' on line 10, with no __syncthreads() between (2,032 hazards in all)'),
     ("block_sum", block_sum_warp_tail_without_syncwarp, 'a race inside warp 0 on line 14: lane 0 reads shared sdata[16], which lane 16 writes on '
-                                                        'line 14; its lanes are not in lockstep, so it needs __syncwarp() between (80 hazards in '
+                                                        'line 14; its lanes are not in lockstep, so it needs __syncwarp() between (496 hazards in '
                                                         'all)'),
     ("warp_of", warp_of_columns, 'wrong value at element 4 of warp: expected 0, got 1, stored by line 4 (`blk.store(warp, g,'
                                  ' t // 32)`) (192 of its 256 elements are wrong)'),
@@ -367,7 +367,7 @@ def test_passing_messages_name_what_was_measured():
     ("double", double_no_block, "out 的元素 256 值不对：应为 -1.7792，实为 0.0（1,024 个元素中有 768 个不对）"),
     ("guard", add_le, "线程块 (3, 0, 0) 的线程 (232, 0, 0) 在第 4 行越界读取"),
     ("reverse_blocks", reverse_sync_first, "第 7 行有 warp 0 与 warp 7 之间的竞争：warp 0 读共享内存 tile[255]，"
-                                           "而 warp 7 在第 6 行写它，中间没有 __syncthreads()（共 4 处冲突）"),
+                                           "而 warp 7 在第 6 行写它，中间没有 __syncthreads()（共 1,024 处冲突）"),
     ("reverse_blocks", reverse_sync_in_if, "第 6 行的 __syncthreads() 只有线程块 (0, 0, 0) 的 256 个线程中的 128 个"
                                            "到达：屏障放在了 if 里"),
     ("grid_stride", square_chunks, "合并效率只有 12%，要求 ≥ 90%，问题在第 7 行（`v = blk.load(a, i, mask=m)`）"),

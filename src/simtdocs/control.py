@@ -2,7 +2,11 @@
 
 A branch whose condition differs between the active lanes of a warp is *divergent*: the
 warp runs both sides, one after the other, with part of its lanes masked off. A barrier
-(``__syncthreads``) must be reached by every thread of a block or by none.
+(``__syncthreads``) must be reached by every thread of a block that has not exited, or by
+none: since Volta it "will not succeed until reached by all non-exited threads in the
+block" (CUDA C++ Programming Guide, independent thread scheduling; PTX ``exit``: "if the
+exiting threads are holding up the barrier, the barrier is released"), so
+``if (i >= n) return;`` before ``__syncthreads()`` is legal (``blk.exit``).
 """
 
 from __future__ import annotations
@@ -85,18 +89,24 @@ def _lanes_taking(blk, taken: np.ndarray, known: dict) -> Lanes:
 
 
 def sync(blk, site, c, lanes) -> None:
-    """``__syncthreads()`` for the blocks any of whose threads reach it (``lanes``)."""
+    """``__syncthreads()`` for the blocks any of whose threads reach it (``lanes``); it waits
+    for the threads of each block that have not exited (``blk._exited``), which ``lanes``
+    never names (``Block._lanes``)."""
     T = blk.nthreads
     if lanes.all:
         blocks = None
         c.barriers += blk.nblocks
     else:
         reached = lanes.mask.sum(axis=1)
-        partial = np.nonzero((reached > 0) & (reached < T))[0]
+        exited = blk._exited
+        alive = T if exited is None else T - np.count_nonzero(exited, axis=1)
+        partial = np.nonzero((reached > 0) & (reached < alive))[0]
         if partial.size and "synccheck" in blk._L.tools:
             b = int(partial[0])
-            missing = np.nonzero(~lanes.mask[b])[0]
-            raise divergent_barrier(int(reached[b]), T, lanes.block_of(b), site, missing)
+            skipped = ~lanes.mask[b] if exited is None else ~lanes.mask[b] & ~exited[b]
+            missing = np.nonzero(skipped)[0]
+            gone = 0 if exited is None else T - int(alive[b])
+            raise divergent_barrier(int(reached[b]), T - gone, lanes.block_of(b), site, missing, gone)
         blocks = reached > 0
         c.barriers += int(np.count_nonzero(blocks))
     blk._issue(c, lanes)

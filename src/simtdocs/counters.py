@@ -135,7 +135,8 @@ class Stats:
 
     The headline counters are attributes (``stats.sectors``, ``stats.simt_efficiency``…);
     ``stats.lines`` breaks them down by kernel source line; ``stats.races`` lists the
-    shared-memory hazards found; ``stats.trace`` the traced warp's accesses, if any.
+    shared-memory hazards found (one record per block and access pair; ``stats.hazards``
+    the racing accesses they count); ``stats.trace`` the traced warp's accesses, if any.
     """
 
     kernel: str
@@ -154,6 +155,12 @@ class Stats:
         if name.startswith("_") or name in ("totals",):
             raise AttributeError(name)
         return getattr(self.totals, name)
+
+    @property
+    def hazards(self) -> int:
+        """What compute-sanitizer's racecheck would count: the racing element accesses of
+        every race record (``Race.hazards``; see ``simtdocs.diagnostics``, *Hazard count*)."""
+        return sum(r.hazards for r in self.races)
 
     @property
     def blocks(self) -> int:
@@ -204,5 +211,5 @@ class Stats:
         if t.barriers:
             parts.append(f"  barriers {t.barriers:,}")
         if self.races:
-            parts.append(f"  races {len(self.races):,}, first: {self.races[0]}")
+            parts.append(f"  races {len(self.races):,} ({self.hazards:,} hazards), first: {self.races[0]}")
         return "\n".join(parts)

@@ -23,6 +23,7 @@ written one lane at a time: the definition every counter here must agree with.
 from __future__ import annotations
 
 import functools
+import itertools
 import linecache
 import sys
 
@@ -32,7 +33,7 @@ from . import affine, allocator, control, global_memory, shared_memory, trace as
 from .configuration import _check, _dims, _explain, _Launch, _shared_limit
 from .counters import Counters, Stats
 from .devices import H100, Device
-from .diagnostics import TOOLS, LaunchError, Site
+from .diagnostics import TOOLS, LaunchError, Site, exited_thread
 from .indexing import one_row
 from .promotion import promoted
 from .shared_memory import Shared
@@ -40,6 +41,9 @@ from .threads import WARP_SIZE, BranchMask, Lanes
 
 #: Threads simulated in one numpy pass; bounds the memory of a pass, not the result.
 THREADS_PER_PASS = 1 << 22
+
+#: One number per ``blk.exit`` call in the process: what a ``Lanes`` remembers it was checked against.
+_EXITS = itertools.count(1)
 
 
 def cdiv(a: int, b: int) -> int:
@@ -81,6 +85,9 @@ class Block:
         self._lane_plans = {}  # shared_memory._lane_plan's, by an index form's coefficients
         self._branch_memo = None
         self._all = Lanes(geo, first, count, None)
+        #: (B, T) bool of the threads that exited (``exit``), None while none has.
+        self._exited = None
+        self._exit_epoch = 0
 
     # The indices are made on first use, each pass its own copy: a kernel may write into
     # them (``t = blk.tx; t += 1``), and most kernels read only two or three of the nine.
@@ -123,7 +130,23 @@ class Block:
     def _lanes(self, mask, site: Site | None = None) -> Lanes:
         """The active lanes of ``mask``; remembered for the same mask object, which a kernel
         usually passes to several instructions in a row. A kernel may narrow its mask in
-        place (``m &= v > 0``), so a hit counts only when the values are still the same."""
+        place (``m &= v > 0``), so a hit counts only when the values are still the same.
+        Once threads have exited (``exit``), a mask that names one of them is an error."""
+        lanes = self._mask_lanes(mask, site)
+        if self._exited is not None:
+            bad = lanes.remember(("exited", self._exit_epoch), lambda: self._first_exited(lanes))
+            if bad is not None:
+                b, t = bad
+                raise exited_thread(site, self._geo.thread(t), lanes.block_of(b))
+        return lanes
+
+    def _first_exited(self, lanes: Lanes):
+        """(block in the pass, thread) of the first exited thread ``lanes`` name, or None."""
+        both = self._exited if lanes.all else lanes.mask & self._exited
+        flat = np.flatnonzero(both)
+        return None if flat.size == 0 else divmod(int(flat[0]), self.nthreads)
+
+    def _mask_lanes(self, mask, site: Site | None = None) -> Lanes:
         if mask is None:
             return self._all
         if isinstance(mask, BranchMask) and mask.lanes is not None and mask.lanes.first == self.first \
@@ -227,15 +250,41 @@ class Block:
         return control.branch(self, site, self._counters(site), self._lanes(mask, site), cond)
 
     def sync(self, mask=None) -> None:
-        """``__syncthreads()``: a barrier for all threads of the block.
+        """``__syncthreads()``: a barrier for the threads of the block that have not exited.
 
-        ``mask`` says which threads reach it (all, by default). A barrier reached by only
-        part of a block is the synccheck error "divergent __syncthreads"; a block none of
-        whose threads reach it has no barrier there. Shared-memory accesses on either side
-        of a barrier cannot race.
+        ``mask`` says which threads reach it (all, by default). Since Volta a barrier "will
+        not succeed until reached by all non-exited threads in the block" (CUDA C++
+        Programming Guide, independent thread scheduling): threads that returned before it
+        (``exit``) are not waited for. A barrier reached by only part of a block's
+        non-exited threads is the synccheck error "divergent __syncthreads"; a block none of
+        whose threads reach it (all of them exited, say) has no barrier there. Shared-memory
+        accesses on either side of a barrier cannot race.
         """
         site = self._site()
         control.sync(self, site, self._counters(site), self._lanes(mask, site))
+
+    def exit(self, mask=None) -> None:
+        """``return`` from the kernel: the threads of ``mask`` (all, by default) exit.
+
+        An exited thread runs nothing more, so every later instruction's mask leaves it out
+        (naming it is an error), and barriers no longer wait for it: after
+        ``blk.exit(i >= n)``, ``blk.sync(mask=i < n)`` is a barrier for the threads still
+        running. It costs no instruction here: the ``if`` that chose the threads was counted
+        as a branch, as the per-thread dialect's ``if i >= n: return`` is. Warp operations
+        treat exited lanes as lanes that do not take part, as PTX does ("all non-exited
+        threads in membermask"): ``syncwarp`` does not wait for them, votes do not count
+        them (a ballot has 0 in their bits), and a shuffle that reads one reads a lane
+        outside the mask (undefined on a GPU, an error here).
+        """
+        site = self._site()
+        lanes = self._lanes(mask, site)  # a thread that already exited cannot return again
+        if lanes.all:
+            exited = np.ones((self.nblocks, self.nthreads), bool)
+        else:
+            now = np.broadcast_to(lanes.mask, (self.nblocks, self.nthreads))
+            exited = np.array(now) if self._exited is None else self._exited | now
+        self._exited = exited
+        self._exit_epoch = next(_EXITS)
 
     def syncwarp(self, mask=None) -> None:
         """``__syncwarp()``: one warp instruction. Since Volta the lanes of a warp are not in

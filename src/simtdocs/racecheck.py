@@ -15,13 +15,21 @@ writes its own element again from the same lines changes nothing, so that costs 
 of one table. The element gets its tables in full (``materialize``) the moment another
 thread, a ``syncwarp`` or an access of any other shape reaches it. What racecheck reports
 is the same either way.
+
+Atomics meet plain accesses only (``diagnostics``: two atomics never race). Their tables
+are their own (``updaters``, ``last_atomic``, ``atomic_warp``, ``atomic_lanes``, kept as the
+read tables are), and an atomic instruction reached when nothing plain has touched the
+array since the barrier cannot race yet: it is only remembered (``pending_atomics``, the
+keys its lanes sorted themselves by anyway) and logged when a plain access, a
+``syncwarp`` or a barrier of only some blocks comes before the next barrier of all. A
+histogram whose atomics sit between two barriers, as it should, costs racecheck nothing.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .diagnostics import RACE_KINDS, Race, index_text
+from .diagnostics import RACE_PAIRS, Race, index_text
 
 #: ``Shared.read_warp`` of an element that several warps read in this barrier phase.
 MANY_WARPS = -2
@@ -69,6 +77,7 @@ def owned_access(blk, arr, site, kind: str, key: np.ndarray, thread: np.ndarray)
         arr.owner[key] = before
         return False
     arr.owned = True
+    arr.plain_this_phase = True
     if kind == "write":
         arr.written_this_phase = True
     return True
@@ -108,12 +117,16 @@ def _mark(table: np.ndarray, key: np.ndarray, bit: np.ndarray) -> None:
 
 
 def hazards(blk, arr, site, kind: str, key, warp, lane, blocks=None) -> None:
-    """Check one access of the lanes ``lane`` of warps ``warp`` (in serial order) against
-    this phase, then log it: between warps, against every other warp that touched the
-    element (earlier warps of this very store included); inside a warp, against another
-    lane whose access no ``syncwarp`` has ordered yet (not against lanes of this same
-    instruction). ``blocks`` (of the pass), when given, are the blocks that share the keys'
-    row of tables and run this access; else each key's row is its block.
+    """Check one access (``kind`` "read", "write" or "atomic") of the lanes ``lane`` of warps
+    ``warp`` (in serial order) against this phase, then log it: between warps, against
+    every other warp that touched the element (earlier warps of this very store included);
+    inside a warp, against another lane whose access no ``syncwarp`` has ordered yet (not
+    against lanes of this same instruction). A plain access meets plain writes (and, a
+    write, plain reads) and atomics; an atomic meets plain reads and writes. ``blocks`` (of
+    the pass), when given, are the blocks that share the keys' row of tables and run this
+    access; else each key's row is its block. One record per block and access pair
+    (``diagnostics.RACE_PAIRS``), naming its first racing lane, with the count of racing
+    element accesses (``hazards``) and of those that meet another warp (``across_warps``).
     """
     if arr.owned:  # elements one thread had to itself: their tables, in full
         materialize(arr, key)
@@ -123,32 +136,32 @@ def hazards(blk, arr, site, kind: str, key, warp, lane, blocks=None) -> None:
     seq = L.next_seq()
     bit = np.left_shift(np.uint32(1), warp.astype(np.uint32))
     lane_bit = np.left_shift(np.uint32(1), lane.astype(np.uint32))
-    found = []  # (rank, other warps' bits, other lane or -1, other site)
+    found = []  # (pair, other warps' bits, other lane or -1, other site)
     if kind == "read" and not arr.written_this_phase:
         same_warp_wrote = None  # nothing written since the barrier: a read has nothing to meet
     else:
         wrote = arr.lane_write[key].astype(np.int64)
         same_warp_wrote = np.where((wrote >= 0) & (wrote >> 5 == warp) & (wrote & 31 != lane), wrote & 31, -1)
+    if kind != "atomic" and arr.atomics_this_phase:  # a plain access meets atomics (pairs 3, 4)
+        updated = np.where(arr.atomic_warp[key] == warp, arr.atomic_lanes[key] & ~lane_bit, np.uint32(0))
+        found.append((3 if kind == "read" else 4, arr.updaters[key] & ~bit, _lowest_bit(updated), arr.last_atomic[key]))
     if kind == "read":
         if same_warp_wrote is not None:
-            found.append((0, arr.writers[key] & ~bit, same_warp_wrote, arr.last_write[key]))
+            found.insert(0, (0, arr.writers[key] & ~bit, same_warp_wrote, arr.last_write[key]))
         _mark(arr.readers, key, bit)
         arr.last_read[key] = sid
-        # The one warp that read each element so far, or MANY_WARPS: warps run in order, so
-        # the last assignment leaves each element's latest warp of this instruction.
-        arr._stamp[key] = warp
-        latest = arr._stamp[key]
-        before = arr.read_warp[key]
-        now = np.where((before == -1) | (before == latest), latest, MANY_WARPS)
-        now[latest != warp] = MANY_WARPS  # several warps of this very load
-        arr.read_warp[key] = now
-        arr.read_warp[key[now == MANY_WARPS]] = MANY_WARPS
-        one = arr.read_warp[key] >= 0
-        _mark(arr.read_lanes, key[one], lane_bit[one])
+        _log_lanes(arr, arr.read_warp, arr.read_lanes, key, warp, lane_bit)
+        arr.plain_this_phase = True
+    elif kind == "atomic":
+        others = np.where(arr.read_warp[key] == warp, arr.read_lanes[key] & ~lane_bit, np.uint32(0))
+        found.append((5, arr.readers[key] & ~bit, _lowest_bit(others), arr.last_read[key]))
+        if same_warp_wrote is not None:
+            found.append((6, arr.writers[key] & ~bit, same_warp_wrote, arr.last_write[key]))
+        _log_atomics(arr, sid, key, warp, lane_bit, bit)
     else:
         others = np.where(arr.read_warp[key] == warp, arr.read_lanes[key] & ~lane_bit, np.uint32(0))
         lowest = _lowest_bit(others)
-        found.append((1, arr.readers[key] & ~bit, lowest, arr.last_read[key]))
+        plain = [(1, arr.readers[key] & ~bit, lowest, arr.last_read[key])]
         prior = arr.writers[key] & ~bit
         other_site = arr.last_write[key]
         # Warps of this same store that write an element before this warp does.
@@ -161,18 +174,24 @@ def hazards(blk, arr, site, kind: str, key, warp, lane, blocks=None) -> None:
             earlier = first < warp
             prior = prior | np.where(earlier, np.left_shift(np.uint32(1), first.astype(np.uint32)), np.uint32(0))
             other_site = np.where(earlier, sid, other_site)
-        found.append((2, prior, same_warp_wrote, other_site))
-        arr.written_this_phase = True
+        plain.append((2, prior, same_warp_wrote, other_site))
+        found[:0] = plain
+        arr.written_this_phase = arr.plain_this_phase = True
         _mark(arr.writers, key, bit)
         arr.last_write[key] = sid
         arr.lane_write[key] = (warp * 32 + lane).astype(np.int16)  # the later lane of the instruction stays
-    for rank, others, other_lane, other_site in found:
-        hits = np.flatnonzero((others != 0) | (other_lane >= 0))
+    for pair, others, other_lane, other_site in found:
+        across = others != 0
+        racing = across | (other_lane >= 0)
+        hits = np.flatnonzero(racing)
         if hits.size == 0:
             continue
         block = key[hits] // arr.size
-        _, first = np.unique(block, return_index=True)  # first lane of every block with a hit
-        for h in hits[first]:
+        # first lane of every block with a hit, and the block's racing accesses
+        rows, first, counts = np.unique(block, return_index=True, return_counts=True)
+        across_counts = np.bincount(block[across[hits]], minlength=int(rows[-1]) + 1)[rows]
+        kind_name, atomic, other_atomic = RACE_PAIRS[pair]
+        for h, n, n_across in zip(hits[first], counts, across_counts):
             o = int(others[h])
             b, element = divmod(int(key[h]), arr.size)
             other = L.site_list[int(other_site[h])] if other_site[h] >= 0 else None
@@ -183,9 +202,61 @@ def hazards(blk, arr, site, kind: str, key, warp, lane, blocks=None) -> None:
                 who = dict(other_warp=w, lane=int(lane[h]), other_lane=int(other_lane[h]))
             for block in ([blk.first + b] if blocks is None else blk.first + blocks):
                 block = int(block)
-                L.race_log.append((block, seq, rank, Race(
-                    RACE_KINDS[rank], blk._geo.block(block), w, array=arr.name, address=element, site=site,
-                    index=index_text(element, arr.shape), other_site=other, **who)))
+                L.race_log.append((block, seq, pair, Race(
+                    kind_name, blk._geo.block(block), w, array=arr.name, address=element, site=site,
+                    index=index_text(element, arr.shape), other_site=other, atomic=atomic, other_atomic=other_atomic,
+                    hazards=int(n), across_warps=int(n_across), **who)))
+
+
+def _log_lanes(arr, warp_table, lanes_table, key, warp, lane_bit) -> None:
+    """Log reading (or atomic) lanes: per element the one warp that did it so far, or
+    MANY_WARPS, and while it is one warp, its lanes (a bit each)."""
+    # warps run in order, so the last assignment leaves each element's latest warp of this instruction
+    arr._stamp[key] = warp
+    latest = arr._stamp[key]
+    before = warp_table[key]
+    now = np.where((before == -1) | (before == latest), latest, MANY_WARPS)
+    now[latest != warp] = MANY_WARPS  # several warps of this very instruction
+    warp_table[key] = now
+    warp_table[key[now == MANY_WARPS]] = MANY_WARPS
+    one = warp_table[key] >= 0
+    _mark(lanes_table, key[one], lane_bit[one])
+
+
+def _log_atomics(arr, sid: int, key, warp, lane_bit, bit) -> None:
+    """Log an atomic instruction's lanes (any order): its warps, its line, its lanes."""
+    _mark(arr.updaters, key, bit)
+    arr.last_atomic[key] = sid
+    _log_lanes(arr, arr.atomic_warp, arr.atomic_lanes, key, warp, lane_bit)
+    arr.atomics_this_phase = True
+
+
+def atomic(blk, arr, site, key, lanes, threads: int) -> bool:
+    """An atomic on shared ``arr`` by the lanes whose elements are ``key`` (block row ·
+    size + element, one row per block of the pass) and whose numbers in the pass are
+    ``lanes`` (block · ``threads`` + thread), in any order. With nothing plain logged since
+    the barrier it cannot race: remembered for later (True). Else False: the caller checks
+    it with :func:`hazards`, its lanes in serial order."""
+    if arr.plain_this_phase:
+        return False
+    arr.pending_atomics.append((blk._L.site_id(site), key, lanes, threads))
+    return True
+
+
+def flush_atomics(arr) -> None:
+    """Log the remembered atomics (see :func:`atomic`) in tables of one row per block."""
+    pending, arr.pending_atomics = arr.pending_atomics, []
+    if not pending:
+        return
+    arr.per_block()
+    for sid, key, lanes, threads in pending:
+        if arr.owned:
+            materialize(arr, key)
+        arr.owner[key] = SHARED
+        thread = lanes % threads
+        warp = thread // 32
+        _log_atomics(arr, sid, key, warp, np.left_shift(np.uint32(1), (thread % 32).astype(np.uint32)),
+                     np.left_shift(np.uint32(1), warp.astype(np.uint32)))
 
 
 def _lowest_bit(bits: np.ndarray) -> np.ndarray:

@@ -34,7 +34,7 @@ class Shared:
     """
 
     TABLES = ("writers", "readers", "last_write", "last_read", "lane_write", "read_warp", "read_lanes", "owner",
-              "written", "_stamp")
+              "updaters", "last_atomic", "atomic_warp", "atomic_lanes", "written", "_stamp")
     #: Beyond this many rows, every block gets its own (the rows would cost more than they save).
     MAX_ROWS = 64
 
@@ -57,6 +57,17 @@ class Shared:
         self.owner = np.full(size, racecheck.UNTOUCHED, np.int32)
         self.owned = False  # whether any element may be owned
         self.written_this_phase = False  # whether any write was logged since the last barrier
+        # Atomics, as reads are kept: a bit per warp, the site of the latest, the one warp
+        # (or racecheck.MANY_WARPS) and its lanes, until a syncwarp orders them.
+        self.updaters = np.zeros(size, np.uint32)
+        self.last_atomic = np.full(size, -1, np.int32)
+        self.atomic_warp = np.full(size, -1, np.int16)
+        self.atomic_lanes = np.zeros(size, np.uint32)
+        self.atomics_this_phase = False  # whether any atomic was logged since the last barrier
+        self.plain_this_phase = False  # whether any plain load or store was logged since then
+        # Atomics with nothing plain before them in this phase: logged only if something
+        # plain (or a syncwarp, or a barrier of some blocks) comes before the next barrier.
+        self.pending_atomics = []
         self.line_slots, self.slot_lines = {}, np.full(racecheck.SLOT + 1, -1, np.int32)  # owners' lines
         self.written = np.zeros(size, bool)  # for initcheck: ever written by the block
         # Every element of every block written by the last barrier (initcheck has nothing left
@@ -125,22 +136,26 @@ class Shared:
         """Forget who touched what in the ``blocks`` (all by default) that passed a barrier."""
         rows = None
         if blocks is not None and not blocks.all():
+            racecheck.flush_atomics(self)  # the blocks that did not pass keep theirs
             found = self.split(blocks)
             if found is None:
                 self.per_block()
                 rows = np.flatnonzero(blocks)
             else:
                 rows = np.array([r for r, _ in found.get(1, [])], np.int64)
-        for table, empty in ((self.writers, 0), (self.readers, 0), (self.last_write, -1), (self.last_read, -1),
-                             (self.lane_write, -1), (self.read_warp, -1), (self.read_lanes, 0),
-                             (self.owner, racecheck.UNTOUCHED)):
+        tables = [(self.writers, 0), (self.readers, 0), (self.last_write, -1), (self.last_read, -1),
+                  (self.lane_write, -1), (self.read_warp, -1), (self.read_lanes, 0), (self.owner, racecheck.UNTOUCHED)]
+        if self.atomics_this_phase:
+            tables += [(self.updaters, 0), (self.last_atomic, -1), (self.atomic_warp, -1), (self.atomic_lanes, 0)]
+        for table, empty in tables:
             if rows is None:
                 table[:] = empty
             else:
                 table.reshape(-1, self.size)[rows] = empty
         if rows is None:
             self.owned = False
-            self.written_this_phase = False
+            self.written_this_phase = self.atomics_this_phase = self.plain_this_phase = False
+            self.pending_atomics = []
         elif self.written_this_phase:  # the blocks that did not pass keep their tables: any write left?
             rest = np.ones(self.writers.size // self.size, bool)
             rest[rows] = False
@@ -155,6 +170,7 @@ class Shared:
         """The lanes that passed a ``__syncwarp``: ``passed`` (blocks, warps) holds a bit per
         lane (one row for every block when the tables are shared). What those lanes did is
         now ordered before whatever their warp does next."""
+        racecheck.flush_atomics(self)
         if self.owned:  # a syncwarp changes what an owned element's tables would say
             racecheck.materialize(self)
         if passed.shape[0] > 1:
@@ -170,11 +186,12 @@ class Shared:
             w, lane = code[wrote] >> 5, code[wrote] & 31
             done = (passed[block[wrote], w] >> lane.astype(np.uint32)) & 1 == 1
             self.lane_write[wrote[done]] = -1
-        read = np.flatnonzero(self.read_warp >= 0)
-        if read.size:
-            left = self.read_lanes[read] & ~passed[block[read], self.read_warp[read]]
-            self.read_lanes[read] = left
-            self.read_warp[read[left == 0]] = -1
+        for warps, lanes in ((self.read_warp, self.read_lanes), (self.atomic_warp, self.atomic_lanes)):
+            read = np.flatnonzero(warps >= 0)
+            if read.size:
+                left = lanes[read] & ~passed[block[read], warps[read]]
+                lanes[read] = left
+                warps[read[left == 0]] = -1
 
     def __repr__(self) -> str:
         kind = "dynamic " if self.dynamic else ""
@@ -232,6 +249,8 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
         raise ValueError(f"{site}: a thread can move 1, 2, 4, 8 or 16 bytes at once, not {lane_bytes}")
     tools = blk._L.tools
     B = blk.nblocks
+    if arr.pending_atomics and kind != "atomic":  # a plain access: the atomics before it now count
+        racecheck.flush_atomics(arr)
     # An index whose form names no block index and keeps every thread inside the array
     # (``s[ty][tx + j]``) is one row, checked by its form: its elements are the form's.
     form, inside = affine.address(index, arr.shape, blk._geo.extent, (B, blk.nthreads), width)
@@ -488,15 +507,18 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
     return None
 
 
-def _atomic_per_block(blk, c, lanes, run, arr: Shared, flat, value, op, compare, site, tables_too):
+def _atomic_per_block(blk, c, lanes, run, arr: Shared, flat, value, op, compare, site, tables_too, checked=True):
     """An atomic on every block's own copy: each block's lanes sorted by element
     (``atomics.by_element_per_block``; idle lanes left out of the result), which is far
-    faster than one sort of every running lane of the pass."""
+    faster than one sort of every running lane of the pass. Not ``checked`` by racecheck
+    yet: it remembers those sorted lanes (``racecheck.atomic``)."""
     B, T = blk.nblocks, blk.nthreads
     keys = (np.arange(B)[:, None] * arr.size + flat).reshape(-1)
     values = per_thread(np.asarray(value, dtype=arr.dtype), B, T, site, "value").reshape(-1)
     cmp = None if op != "cas" else per_thread(np.asarray(compare, dtype=arr.dtype), B, T, site, "compare").reshape(-1)
     grouped = atomics.by_element_per_block(flat, arr.size, run.mask)
+    if not checked:
+        racecheck.atomic(blk, arr, site, grouped[1], grouped[0], T)
     old = atomics.apply(arr.data.reshape(-1), keys, values, op, cmp, grouped)
     if tables_too:
         arr.written[grouped[1]] = True
@@ -563,8 +585,17 @@ def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, 
         # (a shared histogram nobody zeroed)
         b, t = run.threads
         _check_written(arr, site, run, b * arr.size + flat[b, t], 1, lane_bytes, atomic=True)
+    if kind == "atomic" and "racecheck" in tools and arr.plain_this_phase:
+        # something plain before it in this phase: checked now, its lanes in serial order
+        b, t = run.threads
+        arr.per_block()
+        key = b * arr.size + flat[b, t]
+        racecheck.hazards(blk, arr, site, "atomic", key, t // 32, t % 32)
+        checked = True
+    else:
+        checked = "racecheck" not in tools
     if kind == "atomic" and B > 1:
-        return _atomic_per_block(blk, c, lanes, run, arr, flat, value, op, compare, site, tables_too)
+        return _atomic_per_block(blk, c, lanes, run, arr, flat, value, op, compare, site, tables_too, checked)
     if run.all:  # every lane of every block: the lanes in serial order are a reshape
         b, t = np.arange(B)[:, None], np.arange(blk.nthreads, dtype=np.int32)[None, :]
         key = (b * arr.size + flat).reshape(-1)
@@ -600,6 +631,8 @@ def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, 
     cmp = None
     if op == "cas":
         cmp = per_thread(np.asarray(compare, dtype=arr.dtype), B, blk.nthreads, site, "compare")[b, t]
+    if not checked:  # nothing plain before it in this phase: remembered, in case
+        racecheck.atomic(blk, arr, site, key, thread, blk.nthreads)
     if run.all:  # b and t broadcast: the lanes' values are the arrays themselves, in order
         old = atomics.apply(data, key, np.broadcast_to(values, flat.shape).reshape(-1), op,
                             None if cmp is None else cmp.reshape(-1))

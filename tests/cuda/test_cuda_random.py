@@ -62,6 +62,69 @@ def test_random_kernels_agree_with_the_reference_engine(p):
     check(*p)
 
 
+@st.composite
+def atomic_programs(draw):
+    def choose(kind, lo, hi):
+        return draw(st.integers(lo, hi))
+    source, block, grid, name = rk.program(choose, atomics_mix=True)
+    return source, block, grid, name, draw(st.integers(0, 3)), draw(st.sampled_from([None, 1, 2]))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(atomic_programs())
+def test_random_kernels_with_shared_atomics_agree_with_the_reference_engine(p):
+    """Shared atomics mixed with plain reads and writes of the same array: the race records,
+    their atomic pairs and hazard counts included (``str(race)`` names the count)."""
+    check(*p)
+
+
+def test_the_atomic_mix_reaches_racing_atomics():
+    import random
+    kinds = set()
+    for seed in range(40):
+        r = random.Random(seed)
+        source, block, grid, name = rk.program(lambda kind, lo, hi: r.randint(lo, hi), atomics_mix=True)
+        kernel = rk.load(source, name)
+        try:
+            stats = simtdocs.launch(kernel, grid=grid, block=block, args=rk.arguments(block, grid, seed))
+        except simtdocs.SimulatorError:
+            continue
+        kinds |= {(x.kind, x.atomic, x.other_atomic) for x in stats.races}
+    # a plain read after atomics, a plain write after atomics, an atomic after a plain access
+    assert {("read-after-write", False, True), ("write-after-write", False, True)} <= kinds, kinds
+    assert any(atomic for _, atomic, _ in kinds), kinds
+
+
+@st.composite
+def exit_programs(draw):
+    def choose(kind, lo, hi):
+        return draw(st.integers(lo, hi))
+    source, block, grid, name = rk.program(choose, exits=True)
+    return source, block, grid, name, draw(st.integers(0, 3)), draw(st.sampled_from([None, 1, 2]))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(exit_programs())
+def test_random_kernels_with_early_exits_agree_with_the_reference_engine(p):
+    """A guard ``if gid >= k: return`` and early returns before barriers: the barrier waits
+    for the threads that did not return, in both engines alike."""
+    check(*p)
+
+
+def test_the_exits_reach_barriers_after_returns_that_run():
+    """Over fixed seeds, kernels with a ``return`` before a ``syncthreads()`` run to the end:
+    exited threads are not waited for. (Before, every one of them was a synccheck error.)"""
+    import random
+    import re
+    outcomes = []
+    for seed in range(40):
+        r = random.Random(seed)
+        source, block, grid, name = rk.program(lambda kind, lo, hi: r.randint(lo, hi), exits=True)
+        if re.search(r"return\n[\s\S]*syncthreads", source.split("def random_kernel")[1]):
+            outcomes.append(check(source, block, grid, name, seed % 4, [None, 1, 2][seed % 3]))
+    assert outcomes.count("ok") >= 5, outcomes
+
+
 @pytest.mark.parametrize("seed", [111842, 111972])
 def test_seeds_the_long_run_found(seed):
     """``benchmarks/cuda_dialect.py agree`` found these: a variable numba types float64 (a

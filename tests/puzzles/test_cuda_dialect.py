@@ -73,4 +73,29 @@ def test_a_wrong_cuda_kernel_gets_the_message_with_lines_from_its_def():
         "128 divergent branches where 0 are allowed, on line 4 (`if i % 2 == 0:`)")
     assert PUZZLES["reverse_blocks"].check(reverse_without_sync).message.en == (
         "a race between warps 0 and 7 on line 6: warp 0 reads shared tile[255], which warp 7 writes on line 5, "
-        "with no __syncthreads() between (4 hazards in all)")
+        "with no __syncthreads() between (1,024 hazards in all)")
+
+
+@cuda.jit
+def histogram_without_second_barrier(x, hist):
+    local = cuda.shared.array(32, np.int32)
+    t = cuda.threadIdx.x
+    if t < 32:
+        local[t] = 0
+    cuda.syncthreads()
+    cuda.atomic.add(local, x[cuda.grid(1)], 1)
+    if t < 32:
+        cuda.atomic.add(hist, t, local[t])
+
+
+def test_a_cuda_histogram_without_its_second_barrier_fails_naming_the_read_out_line():
+    # Line 9 (from the def) reads the bins the atomics of line 7 update, with no barrier: per
+    # block, every read-out thread t whose bin another thread updated races (counted here from
+    # the input alone), and thread 0's bin 0 is updated by warp 1 (the lowest other warp).
+    x = PUZZLES["histogram"].inputs().args[0].reshape(-1, 256)
+    threads = np.arange(256)
+    count = sum(bool(((row == t) & (threads != t)).any()) for row in x for t in range(32))
+    other = int(threads[(x[0] == 0) & (threads >= 32)].min()) // 32
+    assert PUZZLES["histogram"].check(histogram_without_second_barrier).message.en == (
+        f"a race between warps 0 and {other} on line 9: warp 0 reads shared local[0], which warp {other} updates "
+        f"with an atomic on line 7, with no __syncthreads() between ({count:,} hazards in all)")

@@ -80,8 +80,76 @@ def test_a_race_inside_a_warp_reaches_the_verdict_in_both_languages():
     verdict = PUZZLES["tail_sum"].check(PUZZLES["tail_sum"].skeleton)
     assert verdict.message.en == (
         "a race inside warp 0 on line 14: lane 0 reads shared sdata[8], which lane 8 writes on line 14; its lanes "
-        "are not in lockstep, so it needs __syncwarp() between (64 hazards in all)")
+        "are not in lockstep, so it needs __syncwarp() between (240 hazards in all)")
     assert verdict.message.pick("zh") == (
         "第 14 行有 warp 0 内部的竞争：lane 0 读取共享内存 sdata[8]，而 lane 8 在第 14 行写它；同一 warp 的各 lane "
-        "并不同步执行，中间需要 __syncwarp()（共 64 处冲突）")
+        "并不同步执行，中间需要 __syncwarp()（共 240 处冲突）")
     assert PUZZLES["tail_sum"].check(PUZZLES["tail_sum"].solution).passed
+
+
+# -- the histogram's second barrier (issue 38): shared atomics take part in racecheck ------------
+
+
+def histogram_without_second_sync(blk, x, hist):
+    local = blk.shared(hist.size, np.int32, name="local")
+    t = blk.tx
+    first = t < hist.size
+    blk.store(local, t, 0 * t, mask=first)
+    blk.sync()
+    b = blk.load(x, blk.bx * blk.bdx + t)
+    blk.atomic_add(local, b, 1 + 0 * t)
+    blk.atomic_add(hist, t, blk.load(local, t, mask=first), mask=first)
+
+
+def histogram_second_sync_skipped_in_the_last_block(blk, x, hist):
+    local = blk.shared(hist.size, np.int32, name="local")
+    t = blk.tx
+    first = t < hist.size
+    blk.store(local, t, 0 * t, mask=first)
+    blk.sync()
+    b = blk.load(x, blk.bx * blk.bdx + t)
+    blk.atomic_add(local, b, 1 + 0 * t)
+    blk.sync(mask=np.broadcast_to(blk.bx != blk.gdx - 1, (blk.nblocks, blk.nthreads)))
+    blk.atomic_add(hist, t, blk.load(local, t, mask=first), mask=first)
+
+
+def _histogram_hazards(blocks):
+    """From the puzzle's input alone: per block, the read-out threads t (< bins) whose bin
+    another thread of the block updated (racecheck's racing reads), and the lowest warp
+    other than 0 that updated bin 0."""
+    from simtdocs.puzzles.warp_level import BINS, HIST_BLOCK
+
+    x = PUZZLES["histogram"].inputs().args[0].reshape(-1, HIST_BLOCK)
+    threads = np.arange(HIST_BLOCK)
+    racing = [sum(bool(((row == t) & (threads != t)).any()) for t in range(BINS)) for row in x[blocks]]
+    other = int(min(threads[(x[blocks[0]] == 0) & (threads >= 32)]) // 32)
+    return sum(racing), other
+
+
+def test_the_histogram_without_its_second_barrier_fails_naming_the_read_out_line():
+    # The simulator's serial order gives the right counts; racecheck finds the read-out
+    # (line 9) racing the shared atomics (line 8) of every block, as the tool would not.
+    from simtdocs.puzzles.warp_level import HIST_BLOCKS
+
+    count, other = _histogram_hazards(list(range(HIST_BLOCKS)))
+    verdict = PUZZLES["histogram"].check(histogram_without_second_sync)
+    assert not verdict.passed
+    assert verdict.message.en == (
+        f"a race between warps 0 and {other} on line 9: warp 0 reads shared local[0], which warp {other} updates "
+        f"with an atomic on line 8, with no __syncthreads() between ({count:,} hazards in all)")
+    assert verdict.message.pick("zh") == (
+        f"第 9 行有 warp 0 与 warp {other} 之间的竞争：warp 0 读共享内存 local[0]，而 warp {other} 在第 8 行用原子"
+        f"操作更新它，中间没有 __syncthreads()（共 {count:,} 处冲突）")
+    assert count > 16 * 30  # (skewed bins: nearly every bin of every block has another thread's update)
+
+
+def test_the_histogram_with_its_second_barrier_skipped_in_the_last_block_fails_there():
+    from simtdocs.puzzles.warp_level import HIST_BLOCKS
+
+    last = HIST_BLOCKS - 1
+    count, other = _histogram_hazards([last])
+    verdict = PUZZLES["histogram"].check(histogram_second_sync_skipped_in_the_last_block)
+    assert not verdict.passed
+    assert verdict.message.en == (
+        f"a race between warps 0 and {other} on line 10: warp 0 reads shared local[0], which warp {other} updates "
+        f"with an atomic on line 8, with no __syncthreads() between ({count:,} hazards in all)")

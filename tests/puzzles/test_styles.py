@@ -41,7 +41,7 @@ MESSAGES = {
     "warp_sum_every_lane_stores": 'wrong value at element 0 of out: expected 139.0, got 192.0, stored by line 6 '
                                   '(`blk.store(out, i // 32, v)`) (128 of its 128 elements are wrong)',
     "reverse_syncwarp": 'a race between warps 0 and 7 on line 7: warp 0 reads shared tile[255], which warp 7 '
-                        'writes on line 5, with no __syncthreads() between (4 hazards in all)',
+                        'writes on line 5, with no __syncthreads() between (1,024 hazards in all)',
     "scale_index_only": 'wrong value at element [0][0] of B: expected -2.1021, got 0.0, stored by line 4 '
                         '(`blk.store(B, (row, col), 3.0 * (row * N + col))`) (4,096 of its 4,096 elements are '
                         'wrong)',
@@ -49,7 +49,7 @@ MESSAGES = {
                               '(`blk.store(B, (col, row), 3 * blk.load(A, (row, col)))`) (4,032 of its 4,096 elements '
                               'are wrong)',
     "transpose_no_sync": 'a race between warps 0 and 1 on line 10: warp 0 reads shared tile[1][0], which warp 1 '
-                         'writes on line 6, with no __syncthreads() between (16 hazards in all)',
+                         'writes on line 6, with no __syncthreads() between (3,968 hazards in all)',
     "pair_index_only": 'wrong value at element 0 of out: expected 1.21776, got 1.0, stored by line 4 '
                        '(`blk.store(out, i, 0 * pair[..., 0] + 4.0 * i + 1)`) (2,048 of its 2,048 elements are '
                        'wrong)',
@@ -94,7 +94,7 @@ MESSAGES = {
     "histogram_not_zeroed": 'thread (0, 0, 0) of block (0, 0, 0) updates shared local[20] with an atomic on line 5, '
                             'but no thread of its block gave it a first value',
     "tail_syncwarp_before_store": 'a race inside warp 0 on line 14: lane 0 reads shared sdata[8], which lane 8 writes on '
-                                  'line 16; its lanes are not in lockstep, so it needs __syncwarp() between (64 hazards in '
+                                  'line 16; its lanes are not in lockstep, so it needs __syncwarp() between (240 hazards in '
                                   'all)',
     "tail_sync_inside_if": '__syncthreads() on line 15 is reached by 32 of the 256 threads of block (0, 0, 0): a '
                            'barrier inside an if',
@@ -114,7 +114,7 @@ MESSAGES = {
                                  '(`blk.atomic_add(hist, t, blk.load(local, t, mask=first), mask=first)`) (32 of its 32 '
                                  'elements are wrong)',
     "tail_sum_syncwarp_once": 'a race inside warp 0 on line 14: lane 0 reads shared sdata[8], which lane 8 writes on '
-                              'line 14; its lanes are not in lockstep, so it needs __syncwarp() between (64 hazards in '
+                              'line 14; its lanes are not in lockstep, so it needs __syncwarp() between (240 hazards in '
                               'all)',
     "tickets_add_then_wrap": 'wrong value at element 0 of counter: expected 32, got 132, stored by line 4 (`old = '
                              'blk.atomic_add(counter, 0 * i, 1 + 0 * i, mask=want)`) (1 of its 1 elements are wrong)',

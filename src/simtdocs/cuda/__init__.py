@@ -58,8 +58,11 @@ Differences from numba.cuda, all of them known:
 
 * **Execution.** Threads run as the engine runs them: a warp instruction at a time over
   every block of a pass, lanes of a warp in step; not one Python thread per CUDA thread
-  as in numba's simulator. A barrier that only part of a block reaches is the synccheck
-  error, as compute-sanitizer reports it.
+  as in numba's simulator. A barrier that only part of a block's running threads reach is
+  the synccheck error, as compute-sanitizer reports it; a kernel's ``return`` is a thread
+  exit (``blk.exit``), and barriers after it wait only for the threads that did not
+  return, as since Volta (``if i >= n: return`` before ``cuda.syncthreads()`` runs). A
+  device function's ``return`` leaves the function, not the kernel.
 * **Counting.** Arithmetic is not counted as instructions (as in the ``blk`` API, where
   ``blk.alu`` declares it); branches, loads, stores, atomics, barriers, shuffles and votes
   are. A branch on a uniform value is not counted. A short-circuit ``and``/``or`` or a
@@ -82,6 +85,17 @@ Differences from numba.cuda, all of them known:
   ``simtdocs.cuda.inference``). numba's
   simulator, by contrast, computes ``float32 * 2.0`` in float32 (numpy 2 treats the literal
   as weak), so a long float chain can differ from it in the last bit.
+* **Integers** are numba's, not numpy's (``simtdocs.cuda.arithmetic``): arithmetic on
+  integers narrower than 64 bits is int64 (uint64 when both are unsigned), so
+  ``int32 + int32`` at 2**31 - 1 is 4,294,967,294 and ``uint32 * uint32`` a uint64; a signed
+  with an unsigned integer is int64; ``/`` is float64, ``//`` and ``%`` floor; a load from an
+  int8 array is an int8 (the ``blk`` API's load promotes it to int32, as C does), widened by
+  arithmetic (``int8 + int8`` is 200, not -56); where an int64 and a uint64 meet (``min``, a
+  variable after an ``if``) the type is float64; a store converts to the array's dtype.
+  ``as_masks()`` shows ``_add(a, b)`` and the like where numpy's operator would differ, and
+  the operator itself elsewhere. numba's signed ``+ - *`` past int64 are undefined (LLVM
+  ``nsw``); here they wrap. ``blockDim``/``gridDim``/``warpsize`` are Python ints in the mask
+  form (numba: int32); in arithmetic both widen to int64 alike.
 * **Memory.** The engine addresses C-contiguous arrays. A transposed argument (``a.T``,
   Fortran order) runs in place as the C-contiguous view of its memory with its indices
   reordered, so its addresses and sectors are the real ones (a memcheck message names the

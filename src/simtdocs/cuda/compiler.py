@@ -10,7 +10,10 @@ The output is a function ``name(blk, *params)`` (a device function: ``name(blk, 
 * ``a[i]`` becomes ``blk.load(a, i, mask=M)``, ``a[i] = v`` ``blk.store(a, i, v, mask=M)``;
 * an assignment under a mask keeps the other lanes' values: ``x = sel(M, new, x)``;
 * ``return``, ``break`` and ``continue`` taken by some lanes add them to an exit set, and
-  the mask of what follows drops them (reconvergence at the end of the ``if`` or loop).
+  the mask of what follows drops them (reconvergence at the end of the ``if`` or loop);
+  a kernel's ``return`` also tells the block that those threads exited
+  (``blk.exit(mask=M)``), so later barriers do not wait for them. A device function's
+  ``return`` only leaves the function: its threads go on in the caller.
 
 Every generated node carries the line of the reader's node it came from, and the function
 is compiled with the reader's file name, so ``blk`` (which names the calling frame's line)
@@ -24,6 +27,7 @@ import copy
 
 import numpy as np
 
+from . import arithmetic as ar
 from . import runtime as rt
 from .analysis import Scope
 from .expressions import Expressions
@@ -48,6 +52,7 @@ HELPERS = {
     "_permute": lambda index, order: tuple(index[k] for k in order),
     "_dynamic_shared": lambda blk, dt, name: blk.shared(
         _dynamic_bytes(blk) // np.dtype(dt).itemsize, dt, name=name, dynamic=True),
+    "_narrow": rt.narrow, **ar.HELPERS,  # numba's arithmetic where numpy's differs (_add, _mul, _lt …)
 }
 
 
@@ -324,8 +329,9 @@ class Compiler(Expressions):
     def augassign(self, s: ast.AugAssign):
         t = s.target
         if isinstance(t, ast.Name):
-            value = at(ast.BinOp(t, s.op, s.value), s)  # t itself: its read is the inference's (read_casts)
-            self.store_target(ast.Name(t.id, ast.Store()), self.ex(value), s)
+            # t itself: its read is the inference's (read_casts); numba's arithmetic (inference.plain_ops)
+            value = at(self.arith(s, s.op, self.ex(t), self.ex(s.value)), s)
+            self.store_target(ast.Name(t.id, ast.Store()), value, s)
             return
         if isinstance(t, ast.Subscript):
             kind = self.sc.array_kind(t.value)
@@ -337,7 +343,7 @@ class Compiler(Expressions):
                 self.emit(ast.Assign([ast.Name(tmp, ast.Store())], index), s)
                 index = ast.Name(tmp)
             old = self.load(t.value, index, kind, t)
-            new = at(ast.BinOp(old, s.op, self.ex(s.value)), s)
+            new = at(self.arith(s, s.op, old, self.ex(s.value)), s)  # stored as the array's dtype
             if kind in ("global", "shared"):
                 self.emit(ast.Expr(self.blk_call("store", [copy.deepcopy(t.value), copy.deepcopy(index), new], t)), t)
             elif kind == "local":
@@ -578,5 +584,7 @@ class Compiler(Expressions):
                 self.defined.add(self.rv)
             self.emit(S(f"{self.rv} = _sel(M, V, {self.rv})", M=copy.deepcopy(self.M), V=value), s)
         self.emit(S(f"{self.ret} = _or({self.ret}, M)", M=copy.deepcopy(self.M)), s)
+        if not self.sc.device:  # the threads leave the kernel: barriers stop waiting for them
+            self.emit(ast.Expr(self.blk_call("exit", [], s)), s)
 
     # -- expressions -----------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from . import arithmetic as ar
 from . import intrinsics as I
 from . import runtime as rt
 from .analysis import ARRAY_KINDS, Static
@@ -84,13 +85,13 @@ class Expressions:
         if isinstance(node, ast.Tuple):
             return ast.Tuple([self.ex(e) for e in node.elts])
         if isinstance(node, ast.BinOp):
-            return ast.BinOp(self.ex(node.left), node.op, self.ex(node.right))
+            return self.arith(node, node.op, self.ex(node.left), self.ex(node.right))
         if isinstance(node, ast.UnaryOp):
             if isinstance(node.op, ast.Not):
                 if self.sc.is_varying(node.operand):
                     return E("_not(X)", X=self.ex(node.operand))
                 return ast.UnaryOp(ast.Not(), self.ex(node.operand))
-            return ast.UnaryOp(node.op, self.ex(node.operand))
+            return self.arith(node, node.op, self.ex(node.operand))
         if isinstance(node, ast.Compare):
             return self.compare(node)
         if isinstance(node, ast.BoolOp):
@@ -100,6 +101,20 @@ class Expressions:
         if isinstance(node, ast.Call):
             return self.call(node)
         raise self.err(node, f"{type(node).__name__} is not supported in a kernel")
+
+    def arith(self, node, op, *operands):
+        """``a op b`` (or ``op a``) with numba's types: numpy's operator where the inference
+        found that it gives numba's answer (float arithmetic, int64 with int64: the form a
+        reader writes by hand), else numba's (``_add(a, b)``: ``int32 + int32`` is int64;
+        ``arithmetic``). Without the inference (types that did not settle), numba's."""
+        if self.types is not None and self.types.plain_ops.get(id(node), False):
+            if len(operands) == 1:
+                return ast.UnaryOp(op, operands[0])
+            if isinstance(op, ast.cmpop):
+                return ast.Compare(operands[0], [op], [operands[1]])
+            return ast.BinOp(operands[0], op, operands[1])
+        name = (ar.UNARY if len(operands) == 1 else ar.BINARY)[type(op)][0]
+        return ast.Call(ast.Name(name), list(operands), [])
 
     def static_value(self, node, value=None):
         if value is None:
@@ -144,7 +159,15 @@ class Expressions:
 
     def load(self, base, index, kind, node):
         if kind in ("global", "shared"):
-            return self.blk_call("load", [copy.deepcopy(base), index], node)
+            # the engine hands a kernel an int8 or int16 as C promotes it (an int32); numba keeps
+            # the array's type (an int8, widened only by arithmetic)
+            load = self.blk_call("load", [copy.deepcopy(base), index], node)
+            if self.types is None:
+                return E("_narrow(V, A)", V=load, A=copy.deepcopy(base))
+            dtype = self.types.element(base)
+            if isinstance(dtype, np.dtype) and dtype.kind in "iu" and dtype.itemsize < 4:
+                return E(f"_as(V, {dtype.name!r})", V=load)
+            return load
         if kind == "local":
             return E("_local_load(A, I, M)", A=copy.deepcopy(base), I=index, M=copy.deepcopy(self.M))
         return E("_const_load(A, I, M)", A=copy.deepcopy(base), I=index, M=copy.deepcopy(self.M))
@@ -155,6 +178,8 @@ class Expressions:
         if len(node.ops) == 1:
             if isinstance(node.ops[0], (ast.In, ast.NotIn, ast.Is, ast.IsNot)) and self.sc.is_varying(node):
                 raise self.err(node, "in / is on per-thread values is not supported in a kernel")
+            if type(node.ops[0]) in ar.BINARY:
+                return self.arith(node, node.ops[0], side(node.left), side(node.comparators[0]))
             return ast.Compare(side(node.left), node.ops, [side(node.comparators[0])])
         parts = []
         left = node.left
@@ -240,15 +265,13 @@ class Expressions:
                 raise self.err(node, "print's keyword arguments are not supported in a kernel")
             return ast.Call(ast.Name("_print"), [ast.Name(self.blk), copy.deepcopy(self.M)] + args, [])
         builtin = {int: "_int", float: "_float", bool: "_bool", min: "_min", max: "_max", round: "_round",
-                   abs: "abs", len: None, pow: None, complex: "_complex"}
+                   abs: "_abs", len: None, pow: "_pow", complex: "_complex"}
         if f in builtin:
             if f is len:
                 perm = self._perm(node.args[0]) if node.args else None
                 if perm:
                     return E(f"i64(A.shape[{perm.index(0)}])", A=args[0])
                 return E("i64(len(A))", A=args[0])
-            if f is pow:
-                return ast.BinOp(args[0], ast.Pow(), args[1])
             return ast.Call(ast.Name(builtin[f]), args, [])
         if getattr(f, "__module__", None) == "math" or (callable(f) and getattr(math, getattr(f, "__name__", ""), None) is f):
             name = f.__name__

@@ -20,20 +20,22 @@ type there (``_as``: exact for the threads reading). Straight-line code needs ne
 
 The type of an expression is not written down rule by rule: the operators and functions
 the mask form calls are called on small numpy arrays of the operands' dtypes, so the
-inference answers what the compiled code does. Where it cannot tell (a value it does not
-model), it casts nothing. ``tests/cuda/test_cuda_inference.py`` holds it against numba's
+inference answers what the compiled code does; integer operators are numba's own
+(``arithmetic``: ``int32 + int32`` is int64), and ``plain_ops`` records where numpy's
+operator gives the same, so that the compiler keeps it there. Where it cannot tell (a value
+it does not model), it casts nothing. ``tests/cuda/test_cuda_inference.py`` holds it against numba's
 own compiler (``numba.njit``) on random programs.
 """
 
 from __future__ import annotations
 
 import ast
-import builtins
 import math
 import operator
 
 import numpy as np
 
+from . import arithmetic as ar
 from . import intrinsics as I
 from . import runtime as rt
 from .syntax import name_counts, region_locals
@@ -53,11 +55,9 @@ MIXED = _Marker("MIXED")  # storage that differs between the ways into a point (
 
 #: dtypes the engine gives the thread and block indices and the warp operations (simtdocs.model)
 INDEX = np.dtype(np.int32)
-BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-          ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
-          ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.BitOr: operator.or_,
-          ast.BitXor: operator.xor, ast.BitAnd: operator.and_}
-UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
+#: the operators as the compiled form computes them: numba's integer typing (``arithmetic``)
+BINOPS = {op: f for op, (_, f, _) in ar.BINARY.items()}
+UNARY = {op: f for op, (_, f, _) in ar.UNARY.items()}
 WEAK = (int, float, bool, complex)  # Python scalars: numpy gives way to the other operand's type
 
 
@@ -111,11 +111,9 @@ def unify(a, b):
         return UNKNOWN
     if isinstance(a, tuple) or isinstance(b, tuple) or isinstance(a, Shape) or isinstance(b, Shape):
         return UNKNOWN
-    da, db = (_strong(a, b), _strong(b, a))
-    u = np.result_type(da, db)
-    if u.kind in "fc" and da.kind in "iub" and db.kind in "iub":
-        return UNKNOWN  # int64 with uint64: numpy says float64, no use for an index; leave it dynamic
-    return u
+    # numba's Integer.unify is numpy's promotion: int32 with uint32 is int64, int64 with
+    # uint64 float64 (numba/core/types/scalars.py)
+    return np.result_type(_strong(a, b), _strong(b, a))
 
 
 def _strong(t, other):
@@ -175,7 +173,10 @@ class Types:
     id(per-thread range loop) -> its counter's dtype; ``ifexp_casts``: id(uniform ``a if c
     else b``) -> the dtypes its two sides are cast to (None: as it is); ``call_types``:
     id(device call) -> its arguments' types; ``returns``: a device function's return type,
-    ``cast_returns``: whether its returns need a cast to it.
+    ``cast_returns``: whether its returns need a cast to it. ``plain_ops``: id(BinOp, UnaryOp,
+    single Compare or AugAssign) -> whether numpy's own operator gives numba's type and value
+    for every type its operands had (``arithmetic.plain``); the compiler calls numba's
+    arithmetic (``_add`` …) where not.
     """
 
     def __init__(self, scope, param_types: dict):
@@ -190,6 +191,7 @@ class Types:
         self.index_types: dict[int, np.dtype] = {}
         self.ifexp_casts: dict[int, tuple] = {}
         self.call_types: dict[int, tuple] = {}
+        self.plain_ops: dict[int, bool] = {}
         self.returned: dict = {}
         self.frames: list[Frame] = []
         known = {p: UNKNOWN if param_types.get(p) is None else param_types[p] for p in scope.params}
@@ -249,13 +251,11 @@ class Types:
                 self._assign(t, value, s.value, env, ctx)
             return env, True
         if isinstance(s, ast.AugAssign):
+            # a[i] += v: the sum has numba's type, and the store casts it to a's dtype
+            value = self._binop(s.op, self.type(s.target, env), self.type(s.value, env), s)
             if isinstance(s.target, ast.Name):
-                value = self._binop(s.op, self.type(s.target, env), self.type(s.value, env))
                 env = dict(env)
                 self._assign(s.target, value, None, env, ctx)
-            else:
-                self.type(s.target, env)
-                self.type(s.value, env)
             return env, True
         if isinstance(s, (ast.Expr, ast.Assert)):
             self.type(s.value if isinstance(s, ast.Expr) else s.test, env)
@@ -364,7 +364,7 @@ class Types:
             return env
         start = np.dtype(np.int64) if len(args) == 1 else args[0]
         step = args[2] if len(args) == 3 else np.dtype(np.int64)
-        index = unify(start, self._binop(ast.Add(), start, step))
+        index = unify(start, apply(operator.add, start, step))  # the counter's ``k + step``: numpy's
         if isinstance(index, np.dtype) and not same(index, start):
             self.index_types[id(s)] = index  # range(int32, int64): numba's counter is int64 from the start
         name = s.target.id if isinstance(s.target, ast.Name) else None
@@ -457,13 +457,17 @@ class Types:
             parts = tuple(self.type(e, env) for e in node.elts)
             return None if any(p is None for p in parts) else parts
         if isinstance(node, ast.BinOp):
-            return self._binop(node.op, self.type(node.left, env), self.type(node.right, env))
+            return self._binop(node.op, self.type(node.left, env), self.type(node.right, env), node)
         if isinstance(node, ast.UnaryOp):
             t = self.type(node.operand, env)
-            return np.dtype(np.bool_) if isinstance(node.op, ast.Not) else apply(UNARY[type(node.op)], t)
+            if isinstance(node.op, ast.Not):
+                return np.dtype(np.bool_)
+            self._plain(node, node.op, t)
+            return apply(UNARY[type(node.op)], t)
         if isinstance(node, ast.Compare):
-            for x in [node.left] + node.comparators:
-                self.type(x, env)
+            sides = [self.type(x, env, bare=isinstance(x, ast.Constant)) for x in [node.left] + node.comparators]
+            if len(node.ops) == 1 and type(node.ops[0]) in BINOPS:
+                self._plain(node, node.ops[0], *sides)
             return np.dtype(np.bool_)
         if isinstance(node, ast.BoolOp):
             parts = [self.type(v, env) for v in node.values]
@@ -495,8 +499,15 @@ class Types:
         self.ifexp_casts[id(node)] = (u if cast and not same(a, u) else None, u if cast and not same(b, u) else None)
         return u
 
-    def _binop(self, op, a, b):
+    def _binop(self, op, a, b, node=None):
+        if node is not None:
+            self._plain(node, op, a, b)
         return apply(BINOPS[type(op)], a, b)
+
+    def _plain(self, node, op, *types):
+        """Note whether numpy's operator gives numba's answer for these operand types (every
+        visit must agree: a loop's body is followed until its types settle)."""
+        self.plain_ops[id(node)] = self.plain_ops.get(id(node), True) and ar.plain(op, *types)
 
     def _static(self, node):
         ok, value = self.sc.static(node)
@@ -610,7 +621,7 @@ class Types:
 
 
 BUILTINS = {int: rt.int_, float: rt.float_, bool: rt.bool_, min: rt.min_, max: rt.max_, round: rt.round_,
-            abs: builtins.abs, complex: rt.complex_, pow: operator.pow}
+            abs: ar.abs_, complex: rt.complex_, pow: ar.pow_}
 
 
 def _where(a, b):

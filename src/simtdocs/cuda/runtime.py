@@ -103,6 +103,15 @@ def as_(v, name: str):
     return v.astype(t) if isinstance(v, np.ndarray) else t.type(v)
 
 
+def narrow(v, array):
+    """A value loaded from ``array`` in the array's own integer type (numba's), where the
+    engine widened an int8/int16 to int32 as C would (``promotion``)."""
+    dt = getattr(array, "dtype", None)
+    if dt is not None and dt.kind in "iu" and dt.itemsize < 4 and getattr(v, "dtype", dt) != dt:
+        return v.astype(dt)
+    return v
+
+
 @functools.lru_cache(maxsize=None)
 def _named(name: str) -> np.dtype:
     return np.dtype(name)

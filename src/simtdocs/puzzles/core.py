@@ -320,7 +320,7 @@ class Puzzle:
                 return _("{array} does not hold the values asked, in any order: sorted, its element {where} "
                          "should be {expected} and is {got} ({bad} of its {n} elements differ)", **fields)
         if stats.races:
-            return V.race(stats.races[0], len(stats.races), lines)
+            return V.race(stats.races, lines)
         return None
 
     def reference(self, seed: int | None = None):

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from simtdocs.diagnostics import Race
-from simtdocs.i18n import Msg, _, current_language
+from simtdocs.i18n import Msg, _, _n, current_language
 
 
 @dataclass
@@ -190,28 +190,62 @@ def initcheck(exc: Exception, lines: Lines) -> Msg:
              "which no thread of its block wrote", **fields)
 
 
-def race(first: Race, count: int, lines: Lines) -> Msg:
+def race(races: list[Race], lines: Lines) -> Msg:
     """'a race between warps 0 and 7 on line 6: warp 0 reads shared tile[255], which warp 7
-    writes on line 5, …'."""
+    writes on line 5, …': the first record of ``races`` (a launch's ``stats.races``), with the
+    hazards of them all, as compute-sanitizer's racecheck counts them (racing element
+    accesses, ``Race.hazards``). The advice is ``__syncthreads()`` whenever any pair on the
+    first record's array in its block crosses warps, ``__syncwarp()`` only when every one
+    of them is inside a warp."""
+    first = races[0]
+    count = _n("{n:,} hazard in all", "{n:,} hazards in all", n=sum(r.hazards for r in races))
+    across = any(r.across_warps for r in races if r.block == first.block and r.array == first.array)
     line = lines.number(first.site.filename, first.site.lineno)
     other = lines.number(first.other_site.filename, first.other_site.lineno) if first.other_site else "?"
     fields = dict(w=first.warp, o=first.other_warp, elem=f"{first.array}{first.where}", other=other)
     if first.inside_warp:
         fields = dict(lane=first.lane, o=first.other_lane, elem=fields["elem"], other=other)
-        if first.kind == "read-after-write":
+        if first.atomic:
+            if first.kind == "write-after-read":
+                what = _("lane {lane} updates shared {elem} with an atomic, which lane {o} reads on line {other}", **fields)
+            else:
+                what = _("lane {lane} updates shared {elem} with an atomic, which lane {o} writes on line {other}",
+                         **fields)
+        elif first.other_atomic:
+            if first.kind == "read-after-write":
+                what = _("lane {lane} reads shared {elem}, which lane {o} updates with an atomic on line {other}",
+                         **fields)
+            else:
+                what = _("lane {lane} writes shared {elem}, which lane {o} updates with an atomic on line {other}",
+                         **fields)
+        elif first.kind == "read-after-write":
             what = _("lane {lane} reads shared {elem}, which lane {o} writes on line {other}", **fields)
         elif first.kind == "write-after-read":
             what = _("lane {lane} overwrites shared {elem}, which lane {o} reads on line {other}", **fields)
         else:
             what = _("lanes {lane} and {o} both write shared {elem}, the other on line {other}", **fields)
+        if across:
+            return _("a race inside warp {w} on line {line}: {what}; other warps race on {array} in this block too, "
+                     "so it needs __syncthreads() between ({count})", w=first.warp, line=line, what=what,
+                     array=first.array, count=count)
         return _("a race inside warp {w} on line {line}: {what}; its lanes are not in lockstep, so it needs "
-                 "__syncwarp() between ({count} hazards in all)", w=first.warp, line=line, what=what, count=count)
-    if first.kind == "read-after-write":
+                 "__syncwarp() between ({count})", w=first.warp, line=line, what=what, count=count)
+    if first.atomic:
+        if first.kind == "write-after-read":
+            what = _("warp {w} updates shared {elem} with an atomic, which warp {o} reads on line {other}", **fields)
+        else:
+            what = _("warp {w} updates shared {elem} with an atomic, which warp {o} writes on line {other}", **fields)
+    elif first.other_atomic:
+        if first.kind == "read-after-write":
+            what = _("warp {w} reads shared {elem}, which warp {o} updates with an atomic on line {other}", **fields)
+        else:
+            what = _("warp {w} writes shared {elem}, which warp {o} updates with an atomic on line {other}", **fields)
+    elif first.kind == "read-after-write":
         what = _("warp {w} reads shared {elem}, which warp {o} writes on line {other}", **fields)
     elif first.kind == "write-after-read":
         what = _("warp {w} overwrites shared {elem}, which warp {o} reads on line {other}", **fields)
     else:
         what = _("warps {w} and {o} both write shared {elem}, the other on line {other}", **fields)
     return _("a race between warps {a} and {b} on line {line}: {what}, with no __syncthreads() between "
-             "({count} hazards in all)", a=min(first.warp, first.other_warp),
+             "({count})", a=min(first.warp, first.other_warp),
              b=max(first.warp, first.other_warp), line=line, what=what, count=count)

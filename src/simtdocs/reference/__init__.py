@@ -41,11 +41,17 @@ Where the contract (``ENGINE_SPEC``) leaves a choice open, this module chose:
 * with ``memcheck`` off, an out-of-bounds lane still issues and is counted (its sector or
   bank from its address), but moves no data: a load gives it 0, a store or atomic is dropped;
 * a misaligned access always raises: the hardware itself faults (cudaErrorMisalignedAddress);
-* shared-memory atomics take no part in race tracking, as the contract says; initcheck
-  checks them as reads (an atomic starts from the element's value: a shared histogram
-  nobody zeroed is an error, not a right answer by luck of zeroed memory);
+* ``blk.exit(mask)`` (a kernel's ``return``) counts nothing; afterwards a barrier waits for
+  the threads that did not exit (since Volta: "all non-exited threads in the block"), any
+  instruction whose mask names an exited thread raises, and warp operations see exited
+  lanes as lanes outside the mask;
+* a shared-memory atomic races a plain load or store of its element by another thread in the
+  same phase (never another atomic), stricter than compute-sanitizer (``diagnostics``);
+  initcheck checks atomics as reads (an atomic starts from the element's value: a shared
+  histogram nobody zeroed is an error, not a right answer by luck of zeroed memory);
 * ``stats.races`` lists races block by block (the order the blocks run here), then by
-  instruction, then by kind (read-after-write, write-after-read, write-after-write).
+  instruction, then by access pair (``diagnostics.RACE_PAIRS``: read-after-write, write-after-read,
+  write-after-write, then the pairs with an atomic).
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ class Block(MemoryInstructions):
         self._block = (int(self.bx[0, 0]), int(self.by[0, 0]), int(self.bz[0, 0]))
         self._shared: list[Shared] = []
         self._static = self._dynamic = 0
+        self._exited = [False] * self.nthreads  # threads that returned (``exit``)
 
     # -- the pattern every instruction repeats -----------------------------------------------
 
@@ -59,16 +60,22 @@ class Block(MemoryInstructions):
             ) from None
 
     def _active(self, mask, site) -> list[bool]:
+        """The threads of ``mask``; one that has exited cannot be among them."""
         if mask is None:
-            return [True] * self.nthreads
-        m = np.asarray(mask)
-        if m.dtype != bool:
-            raise TypeError(f"{site}: mask must be a boolean array, got dtype {m.dtype}")
-        try:
-            return [bool(x) for x in np.broadcast_to(m, (1, self.nthreads))[0]]
-        except ValueError:
-            raise ValueError(f"{site}: the mask has shape {m.shape}, which does not fit the threads "
-                             f"of this pass (blocks 1, threads {self.nthreads})") from None
+            active = [True] * self.nthreads
+        else:
+            m = np.asarray(mask)
+            if m.dtype != bool:
+                raise TypeError(f"{site}: mask must be a boolean array, got dtype {m.dtype}")
+            try:
+                active = [bool(x) for x in np.broadcast_to(m, (1, self.nthreads))[0]]
+            except ValueError:
+                raise ValueError(f"{site}: the mask has shape {m.shape}, which does not fit the threads "
+                                 f"of this pass (blocks 1, threads {self.nthreads})") from None
+        for t in range(self.nthreads) if True in self._exited else ():
+            if active[t] and self._exited[t]:
+                raise diagnostics.exited_thread(site, self._thread(t), self._block)
+        return active
 
     def _warps(self, active):
         """(warp, [active threads of the warp]) for every warp that issues."""
@@ -111,28 +118,41 @@ class Block(MemoryInstructions):
             self._issue(c, lanes, int(ops))
 
     def sync(self, mask=None) -> None:
-        """``__syncthreads()`` reached by the threads of ``mask``. None of them: nothing at
-        all. Some: synccheck error (with synccheck off it still acts as the barrier). All:
-        one warp instruction per warp, barriers += 1 for the block, a new race phase."""
+        """``__syncthreads()`` reached by the threads of ``mask``; it waits for the threads
+        that have not exited (``exit``). None of them reach it: nothing at all. Some of the
+        non-exited ones: synccheck error (with synccheck off it still acts as the barrier).
+        All of them: one warp instruction per warp with a thread there, barriers += 1 for
+        the block, a new race phase."""
         site = self._site()
         c = self._counters(site)
         active = self._active(mask, site)
         reached = sum(active)
         if reached == 0:
             return
-        if reached < self.nthreads and "synccheck" in self._L.tools:
-            raise diagnostics.divergent_barrier(reached, self.nthreads, self._block, site,
-                                                [t for t in range(self.nthreads) if not active[t]])
+        alive = [t for t in range(self.nthreads) if not self._exited[t]]
+        if reached < len(alive) and "synccheck" in self._L.tools:
+            raise diagnostics.divergent_barrier(reached, len(alive), self._block, site,
+                                                [t for t in alive if not active[t]], self.nthreads - len(alive))
         for _, lanes in self._warps(active):
             self._issue(c, lanes)
         c.barriers += 1
         for s in self._shared:
             s.new_phase()
 
+    def exit(self, mask=None) -> None:
+        """``return``: the threads of ``mask`` exit. No instruction is counted (the branch that
+        chose them was). Later instructions must leave them out of their masks; barriers
+        stop waiting for them."""
+        site = self._site()
+        for t, a in enumerate(self._active(mask, site)):
+            if a:
+                self._exited[t] = True
+
     def syncwarp(self, mask=None) -> None:
         """``__syncwarp()``: one warp instruction per warp with an active lane. For racecheck,
         what those lanes did to shared memory before is ordered before what their warp does
-        after (``Shared.syncwarp``)."""
+        after (``Shared.syncwarp``). Exited lanes of the warp are not waited for (they are
+        never active)."""
         site = self._site()
         c = self._counters(site)
         for w, lanes in self._warps(self._active(mask, site)):

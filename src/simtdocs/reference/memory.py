@@ -3,10 +3,12 @@ one warp and one lane at a time, with the counters they add and the checks they 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from .. import diagnostics
-from ..diagnostics import RACE_KINDS, LaunchError, Race, index_text, name_in_kernel
+from ..diagnostics import RACE_PAIRS, LaunchError, Race, index_text, name_in_kernel
 from ..promotion import promoted
 
 WARP = 32
@@ -19,8 +21,9 @@ class Shared:
     """One block's ``__shared__`` array, zero-filled, plus what the checks remember.
 
     ``written``: elements some thread of the block wrote (initcheck). For the race check,
-    since the block's last barrier: ``readers``/``writers`` map an element to the set of
-    warps that read/wrote it, ``last_read``/``last_write`` to the site of the latest one.
+    since the block's last barrier: ``readers``/``writers``/``updaters`` map an element to
+    the set of warps that read/wrote/atomically updated it, ``last_read``/``last_write``/
+    ``last_atomic`` to the site of the latest one.
     """
 
     def __init__(self, name, shape, dtype, dynamic):
@@ -33,22 +36,33 @@ class Shared:
     def new_phase(self) -> None:
         """Forget who read and wrote what: called at every barrier of the block."""
         self.readers, self.writers, self.last_read, self.last_write = {}, {}, {}, {}
+        self.updaters, self.last_atomic = {}, {}
         # Inside a warp: the latest write's (warp, lane) and the (warp, {lanes}) that read an
         # element (MANY_WARPS once a second warp reads it: a write is then a hazard between
-        # warps anyway), until a syncwarp of those lanes orders them.
+        # warps anyway), and the same for atomics, until a syncwarp of those lanes orders them.
         self.lane_writes: dict[int, tuple[int, int]] = {}
         self.lane_reads: dict[int, tuple[int, set] | str] = {}
+        self.lane_atomics: dict[int, tuple[int, set] | str] = {}
 
     def syncwarp(self, w: int, lanes: set) -> None:
         """``lanes`` of warp ``w`` passed a ``__syncwarp``: their accesses so far are ordered."""
         for e, (warp, lane) in list(self.lane_writes.items()):
             if warp == w and lane in lanes:
                 del self.lane_writes[e]
-        for e, readers in list(self.lane_reads.items()):
-            if readers != MANY_WARPS and readers[0] == w:
-                readers[1].difference_update(lanes)
-                if not readers[1]:
-                    del self.lane_reads[e]
+        for table in (self.lane_reads, self.lane_atomics):
+            for e, readers in list(table.items()):
+                if readers != MANY_WARPS and readers[0] == w:
+                    readers[1].difference_update(lanes)
+                    if not readers[1]:
+                        del table[e]
+
+
+def _lowest_other_lane(readers, w: int, lane: int):
+    """Of ``(warp, {lanes})`` (or None, or MANY_WARPS): the lowest lane other than ``lane``, when the warp is ``w``."""
+    if readers is None or readers == MANY_WARPS or readers[0] != w:
+        return None
+    others = readers[1] - {lane}
+    return min(others) if others else None
 
 
 def byte_offset(array: np.ndarray) -> int:
@@ -267,7 +281,7 @@ class MemoryInstructions:
                 c.atomic_conflicts += len(lanes) - len({flat[t] for t in lanes})
             if shared:
                 self._count_shared(c, array, flat, lanes, lane_bytes)
-                if "racecheck" in tools and kind != "atomic":
+                if "racecheck" in tools:
                     self._races(kind, site, array, flat, w, [t for t in lanes if t not in dropped], width, found)
             else:
                 self._count_global(c, array, flat, lanes, lane_bytes)
@@ -290,30 +304,42 @@ class MemoryInstructions:
 
     def _races(self, kind, site, s: Shared, flat, w, lanes, width, found) -> None:
         """racecheck: warp ``w``'s lanes checked together against what touched the same
-        elements earlier in this barrier phase, then ``w`` joins the readers or writers.
+        elements earlier in this barrier phase, then ``w`` joins the readers, writers or
+        updaters (``kind`` "atomic").
 
-        Between warps: any other warp that read or wrote the element (earlier warps of this
-        very instruction included). Inside the warp: another lane of ``w`` whose access no
-        ``syncwarp`` has ordered yet (``lane_writes``, ``lane_reads``; lanes of this same
-        instruction are not checked against each other). ``found`` keeps, per kind of
-        hazard, the first lane (lowest thread) of the instruction that has one, named
-        between warps when it has both."""
-        checks = ([("read-after-write", s.writers, s.last_write)] if kind == "read" else
-                  [("write-after-read", s.readers, s.last_read), ("write-after-write", s.writers, s.last_write)])
+        Between warps: any other warp that read, wrote or atomically updated the element
+        (earlier warps of this very instruction included). Inside the warp: another lane of
+        ``w`` whose access no ``syncwarp`` has ordered yet (``lane_writes``, ``lane_reads``,
+        ``lane_atomics``; lanes of this same instruction are not checked against each
+        other). An atomic meets plain reads and writes only, and a plain access meets
+        atomics besides plain accesses. ``found`` keeps, per access pair (``RACE_PAIRS``),
+        the first lane (lowest thread) of the instruction that has one, named between warps
+        when it has both, with the count of racing element accesses and of those that race
+        another warp."""
+        checks = {  # (pair, the other accesses' warps, their latest site, their lanes in this warp)
+            "read": [(0, s.writers, s.last_write, self._lane_writer), (3, s.updaters, s.last_atomic, self._lane_updater)],
+            "write": [(1, s.readers, s.last_read, self._lane_reader), (2, s.writers, s.last_write, self._lane_writer),
+                      (4, s.updaters, s.last_atomic, self._lane_updater)],
+            "atomic": [(5, s.readers, s.last_read, self._lane_reader), (6, s.writers, s.last_write, self._lane_writer)],
+        }[kind]
         for t in lanes:
             lane = t % WARP
             for e in range(flat[t], flat[t] + width):
-                for hazard, table, last in checks:
-                    if hazard in found:
-                        continue
+                for pair, table, last, lane_of in checks:
                     others = table.get(e, set()) - {w}
-                    if others:
-                        found[hazard] = Race(hazard, self._block, w, min(others), s.name, e, site,
-                                             index_text(e, s.shape), last[e])
-                    elif (other := self._other_lane(s, hazard, e, w, lane)) is not None:
-                        found[hazard] = Race(hazard, self._block, w, w, s.name, e, site, index_text(e, s.shape),
-                                             last[e], lane, other)
-        table, last = (s.readers, s.last_read) if kind == "read" else (s.writers, s.last_write)
+                    other = None if others else lane_of(s, e, w, lane)
+                    if not others and other is None:
+                        continue
+                    first, hazards, across = found.get(pair, (None, 0, 0))
+                    if first is None:
+                        hazard, atomic, other_atomic = RACE_PAIRS[pair]
+                        who = (min(others), None, None) if others else (w, lane, other)
+                        first = Race(hazard, self._block, w, who[0], s.name, e, site, index_text(e, s.shape), last[e],
+                                     who[1], who[2], atomic, other_atomic)
+                    found[pair] = (first, hazards + 1, across + bool(others))
+        table, last, lanes_of = {"read": (s.readers, s.last_read, s.lane_reads),
+                                 "write": (s.writers, s.last_write, None),
+                                 "atomic": (s.updaters, s.last_atomic, s.lane_atomics)}[kind]
         for t in lanes:
             for e in range(flat[t], flat[t] + width):
                 table.setdefault(e, set()).add(w)
@@ -321,28 +347,35 @@ class MemoryInstructions:
                 if kind == "write":
                     s.lane_writes[e] = (w, t % WARP)  # the later lane of the instruction stays
                 else:
-                    readers = s.lane_reads.get(e)
+                    readers = lanes_of.get(e)
                     if readers is None:
-                        s.lane_reads[e] = (w, {t % WARP})
+                        lanes_of[e] = (w, {t % WARP})
                     elif readers != MANY_WARPS and readers[0] == w:
                         readers[1].add(t % WARP)
                     else:
-                        s.lane_reads[e] = MANY_WARPS
+                        lanes_of[e] = MANY_WARPS
 
     @staticmethod
-    def _other_lane(s: Shared, hazard: str, e: int, w: int, lane: int):
-        """The lowest other lane of warp ``w`` whose unordered access to ``e`` makes ``hazard``."""
-        if hazard == "write-after-read":
-            readers = s.lane_reads.get(e)
-            if readers is None or readers == MANY_WARPS or readers[0] != w:
-                return None
-            others = readers[1] - {lane}
-            return min(others) if others else None
+    def _lane_writer(s: Shared, e: int, w: int, lane: int):
+        """The other lane of warp ``w`` whose write of ``e`` no ``syncwarp`` has ordered (the latest)."""
         writer = s.lane_writes.get(e)
         return writer[1] if writer is not None and writer[0] == w and writer[1] != lane else None
 
+    @staticmethod
+    def _lane_reader(s: Shared, e: int, w: int, lane: int):
+        """The lowest other lane of warp ``w`` whose read of ``e`` no ``syncwarp`` has ordered."""
+        return _lowest_other_lane(s.lane_reads.get(e), w, lane)
+
+    @staticmethod
+    def _lane_updater(s: Shared, e: int, w: int, lane: int):
+        """The lowest other lane of warp ``w`` whose atomic on ``e`` no ``syncwarp`` has ordered."""
+        return _lowest_other_lane(s.lane_atomics.get(e), w, lane)
+
     def _record(self, found) -> None:
-        self._L.stats.races.extend(found[kind] for kind in RACE_KINDS if kind in found)
+        for pair in range(len(RACE_PAIRS)):
+            if pair in found:
+                first, hazards, across = found[pair]
+                self._L.stats.races.append(replace(first, hazards=hazards, across_warps=across))
 
     # -- atomics -----------------------------------------------------------------------------
 
