@@ -52,11 +52,11 @@ serve: build
 
 # pytest-xdist runs the tests in one worker per core (TEST_WORKERS=0: in one process, which
 # must give the same pass/fail list); the strict site build is made once for the run and
-# shared by the workers (tests/site_build.py). The 25 slowest tests close the report.
+# shared by the workers (tests/site_build.py); the page blocks (--codeblocks docs) run in the
+# same session. The 25 slowest tests close the report.
 TEST_WORKERS ?= auto
 test: setup chromium
-	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --durations=25
-	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --codeblocks docs/
+	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --durations=25 --codeblocks tests docs
 
 # The contributor's loop, under a minute: the engines, the dialect, the zoo at the engine's own
 # batching, the puzzles, and the page being edited run as the strict build runs it (both

@@ -37,7 +37,7 @@ def pytest_configure_node(node):
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     folder = site_build.screenshots_folder()
-    shots = sorted(folder.rglob("*.png")) if site_build.took_screenshots(config) else []
+    shots = list(folder.rglob("*.jpg")) if site_build.took_screenshots(config) else []
     if shots:
         terminalreporter.write_sep("-", "browser screenshots")
         terminalreporter.write_line(

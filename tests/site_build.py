@@ -113,20 +113,60 @@ def _build(config, out: Path) -> dict:
     return {"error": "mkdocs build --strict failed (the site tests need the site):\n" + log[-4000:]}
 
 
-def once_per_run(config, name: str, make) -> dict:
-    """What ``make(folder)`` returns (a JSON-able dict), made once for the whole run: the first
-    process to ask makes it in ``<run folder>/<name>/`` while holding a lock; every other one
-    waits for the lock and reads the record it left."""
+def _record_paths(config, name: str) -> tuple[Path, Path, Path]:
     run_dir = _run_dir(config)
     name = re.sub(r"[^\w.-]", lambda m: "~" if m[0] == "/" else "_", name)  # "zh:/p2/" -> "zh_~p2~"
-    record = run_dir / f"{name}.json"
-    with open(run_dir / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # another worker may be making it right now
+    return run_dir / name, run_dir / f"{name}.json", run_dir / f"{name}.lock"
+
+
+def _make_record(folder: Path, record: Path, make) -> dict:
+    text = json.dumps(make(folder), default=str)  # paths as text
+    record.write_text(text, encoding="utf-8")
+    return json.loads(text)  # the maker reads what every other process reads
+
+
+def once_per_run(config, name: str, make, meanwhile=None) -> dict:
+    """What ``make(folder)`` returns (a JSON-able dict), made once for the whole run: the first
+    process to ask makes it in ``<run folder>/<name>/`` while holding a lock; every other one
+    waits for the lock and reads the record it left.
+
+    ``meanwhile()``, if given, is what a process does instead of only waiting while another
+    one holds the lock: one other piece of the run's work (True), or False when none is left.
+    Without it two xdist workers that need the same page at once would go on in lockstep,
+    one of them always idle (``make_one_of``)."""
+    folder, record, lockfile = _record_paths(config, name)
+    with open(lockfile, "w") as lock:
+        while meanwhile is not None:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if not meanwhile():
+                    meanwhile = None
+        else:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # another worker may be making it right now
         if record.is_file():
             return json.loads(record.read_text(encoding="utf-8"))
-        text = json.dumps(make(run_dir / name), default=str)  # paths as text
-        record.write_text(text, encoding="utf-8")
-        return json.loads(text)  # the maker reads what every other process reads
+        return _make_record(folder, record, make)
+
+
+def make_one_of(config, jobs) -> bool:
+    """Make the first of ``jobs`` (``(name, make)`` pairs, as :func:`once_per_run` takes them)
+    that no process has made or is making; False when there is none."""
+    for name, make in jobs:
+        folder, record, lockfile = _record_paths(config, name)
+        if record.is_file():
+            continue
+        with open(lockfile, "w") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue  # someone is making it
+            if record.is_file():
+                continue
+            _make_record(folder, record, make)
+            return True
+    return False
 
 
 def built_site(config) -> dict:

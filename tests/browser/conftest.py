@@ -9,8 +9,9 @@ Playwright's Python client. Playwright cannot download its own browser here, so
 
 The pages are discovered from the built site (every ``index.html`` under the
 Chinese root and under ``en/``), so the test ids name the page and language.
-Each page is opened once (:func:`visit` caches what the browser saw) and every
-check reads that record. Screenshots go to ``build/screenshots/`` (or
+Each page is opened once at 1280 px (:func:`visit` caches what the browser saw: the DOM
+facts, axe-core and the reader's checks in both schemes, the screenshots) and every check
+reads that record. Screenshots go to ``build/screenshots/`` (or
 ``SIMTDOCS_SCREENSHOTS``); the folder is printed at the end of the run.
 
 Without Chromium or Playwright these tests skip and say how to install them.
@@ -32,7 +33,8 @@ from urllib.parse import urlparse
 
 import pytest
 from axe_check import run_axe
-from site_build import built_site, first_in_run, once_per_run, screenshots_folder
+from reader_pass import run_reader_checks
+from site_build import built_site, first_in_run, make_one_of, once_per_run, screenshots_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("zh", "en")  # zh is the default language, at the site root; en under /en/
@@ -233,6 +235,9 @@ def context(browser):
 
 
 SCREENSHOTS_FOLDER = screenshots_folder()
+# JPEG, not PNG: a full-page PNG of the longest page (25,000 px) takes 2 s to encode, the
+# JPEG 1.2 s at about the same size, and text stays sharp at this quality.
+SHOT, SHOT_QUALITY = ".jpg", 85
 
 
 @pytest.fixture(scope="session")
@@ -250,14 +255,14 @@ def screenshots(request, browser_ready) -> Path:
 def write_contact_sheet(folder: Path) -> None:
     """``index.html``: every page's light and dark screenshot side by side."""
     rows = []
-    for light in sorted(folder.rglob("*-light.png")):
-        dark = light.with_name(light.name.replace("-light.png", "-dark.png"))
+    for light in sorted(folder.rglob(f"*-light{SHOT}")):
+        dark = light.with_name(light.name.replace(f"-light{SHOT}", f"-dark{SHOT}"))
         rel = light.relative_to(folder).as_posix()
         cells = [f'<td><a href="{rel}"><img src="{rel}" width="420"></a></td>']
         if dark.exists():
             drel = dark.relative_to(folder).as_posix()
             cells.append(f'<td><a href="{drel}"><img src="{drel}" width="420"></a></td>')
-        rows.append(f"<tr><th>{htmlmod.escape(rel[:-len('-light.png')])}</th>{''.join(cells)}</tr>")
+        rows.append(f"<tr><th>{htmlmod.escape(rel[:-len('-light' + SHOT)])}</th>{''.join(cells)}</tr>")
     (folder / "index.html").write_text(
         "<!doctype html><meta charset=utf-8><title>simtdocs screenshots</title>"
         "<style>img{vertical-align:top;border:1px solid #ccc}th{text-align:left;vertical-align:top}</style>"
@@ -288,6 +293,7 @@ class Visit:
     scheme_after: str | None = None
     shots: dict[str, Path] = field(default_factory=dict)
     axe: dict[str, dict] = field(default_factory=dict)  # "light"/"dark": axe-core's result
+    reader: dict[str, dict] = field(default_factory=dict)  # "light"/"dark": the reader's checks
     problems: list[str] = field(default_factory=list)  # the visit itself went wrong
 
     def offsite(self) -> list[str]:
@@ -394,20 +400,31 @@ class Visitor:
     """Opens each page once per run and remembers what the browser saw: in this process, and
     on disk for the other xdist workers (``once_per_run``), whichever worker opened it."""
 
-    def __init__(self, config, context, base_url: str, screenshots: Path):
+    def __init__(self, config, context, base_url: str, screenshots: Path, pages: list[SitePage]):
         self.config = config
         self.context = context
         self.base_url = base_url
         self.screenshots = screenshots
+        self.pages = pages
         self.cache: dict[str, Visit] = {}
 
     def __call__(self, page: SitePage) -> Visit:
         if page.id not in self.cache:
-            seen = once_per_run(self.config, f"visit {page.id}",
-                                lambda _: dataclasses.asdict(self._visit(page)))
+            seen = once_per_run(self.config, f"visit {page.id}", self._job(page),
+                                meanwhile=lambda: make_one_of(self.config, self._next_jobs(page)))
             seen.update(page=page, shots={k: Path(v) for k, v in seen["shots"].items()})
             self.cache[page.id] = Visit(**seen)
         return self.cache[page.id]
+
+    def _job(self, page: SitePage):
+        return lambda _: dataclasses.asdict(self._visit(page))
+
+    def _next_jobs(self, page: SitePage):
+        """While another worker opens ``page``: the pages after it, which this worker's next
+        tests will want."""
+        i = self.pages.index(page)
+        for p in self.pages[i + 1:] + self.pages[:i]:
+            yield f"visit {p.id}", self._job(p)
 
     def _visit(self, sp: SitePage) -> Visit:
         v = Visit(sp, self.base_url + sp.path)
@@ -444,6 +461,7 @@ class Visitor:
             v.images = tab.evaluate(IMAGES_JS)
             v.switcher = {"links": tab.evaluate(SWITCHER_JS)}
             v.inspected = True
+            v.reader["light"] = run_reader_checks(tab, sp.lang, "light")
             v.axe["light"] = run_axe(tab)
 
             # light, then dark: click the palette toggle as a reader would
@@ -451,8 +469,8 @@ class Visitor:
             folder = self.screenshots / sp.lang
             folder.mkdir(parents=True, exist_ok=True)
             v.scheme_before = tab.evaluate("document.body.getAttribute('data-md-color-scheme')")
-            v.shots["light"] = folder / f"{name}-light.png"
-            tab.screenshot(path=str(v.shots["light"]), full_page=True)
+            v.shots["light"] = folder / f"{name}-light{SHOT}"
+            tab.screenshot(path=str(v.shots["light"]), full_page=True, quality=SHOT_QUALITY)
             toggle = tab.locator("form[data-md-component=palette] label:visible").first
             toggle.click()
             tab.mouse.move(640, 890)  # no tooltip of the toggle in the screenshot
@@ -462,9 +480,10 @@ class Visitor:
             )
             v.scheme_after = tab.evaluate("document.body.getAttribute('data-md-color-scheme')")
             tab.evaluate(SETTLE_JS)  # Mermaid redraws for the new scheme
+            v.reader["dark"] = run_reader_checks(tab, sp.lang, "dark")
             v.axe["dark"] = run_axe(tab, recoloured=True)
-            v.shots["dark"] = folder / f"{name}-dark.png"
-            tab.screenshot(path=str(v.shots["dark"]), full_page=True)
+            v.shots["dark"] = folder / f"{name}-dark{SHOT}"
+            tab.screenshot(path=str(v.shots["dark"]), full_page=True, quality=SHOT_QUALITY)
             # the palette choice is kept in localStorage: reset it for the next page
             tab.evaluate("localStorage.clear()")
             recording = False
@@ -491,8 +510,8 @@ class Visitor:
 
 
 @pytest.fixture(scope="session")
-def visit(request, context, base_url, screenshots) -> Visitor:
-    return Visitor(request.config, context, base_url, screenshots)
+def visit(request, context, base_url, screenshots, site_pages) -> Visitor:
+    return Visitor(request.config, context, base_url, screenshots, site_pages)
 
 
 @pytest.fixture

@@ -1,9 +1,11 @@
 """The reader's pass (issue 27): every page and notebook, in both languages and both colour
 schemes, on a 1280 px desktop and a 390 px phone, read for what a reader would stumble on.
 
-One shared Chromium; one page load per (page, language, width); the colour scheme switched
-in the same page (``prefers-color-scheme`` emulated, Material's palette toggle clicked: the
-page keeps the toggle's scheme otherwise, and the checks verify which scheme they ran in); every check of a scheme in one ``page.evaluate``
+One shared Chromium; one page load per (page, language, width), at 1280 px the page's one
+visit that axe-core also reads (``conftest.Visitor``); the colour scheme switched in the same
+page (Material's palette toggle clicked, at 390 px with ``prefers-color-scheme`` emulated too:
+the page keeps the toggle's scheme otherwise, and the checks verify which scheme they ran in);
+every check of a scheme in one ``page.evaluate``
 (``reader_checks.js``: all of them in the light scheme, in the dark one those a scheme could
 change); each figure file drawn and read once (``drawing_checks.js``). The checks, one test each:
 
@@ -28,11 +30,11 @@ import re
 from pathlib import Path
 
 import pytest
-from site_build import once_per_run
+from reader_pass import SCHEMES, run_reader_checks
+from site_build import make_one_of, once_per_run
 
 WIDTHS = (1280, 390)
-SCHEMES = (("light", "default"), ("dark", "slate"))
-CHECKS_JS = Path(__file__).with_name("reader_checks.js").read_text(encoding="utf-8")
+DESKTOP = 1280  # the width of conftest.Visitor's visit, which runs the checks there
 DRAWING_JS = Path(__file__).with_name("drawing_checks.js").read_text(encoding="utf-8")
 
 SETTLE_JS = """async () => {
@@ -50,32 +52,45 @@ def listing(items) -> str:
 
 @pytest.fixture(scope="session")
 def reader_contexts(browser):
-    """One browser context per width (the phone one with touch), shared by every page."""
-    made = {
-        1280: browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN", reduced_motion="reduce"),
-        390: browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
-                                 locale="zh-CN", reduced_motion="reduce"),
-    }
-    for ctx in made.values():
-        ctx.set_default_timeout(20_000)
-    yield made
-    for ctx in made.values():
-        ctx.close()
+    """The phone's browser context (with touch), shared by every page."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                              locale="zh-CN", reduced_motion="reduce")
+    ctx.set_default_timeout(20_000)
+    yield {390: ctx}
+    ctx.close()
 
 
 class ReaderVisits:
-    """Each (page, width) loaded once per run, whichever xdist worker loads it (the findings
-    are shared on disk, ``once_per_run``); what the checks found, per scheme."""
+    """What the checks found on each (page, width), per scheme. At 1280 px they ran in the
+    page's one visit (``conftest.Visitor``); at 390 px each page is loaded once per run,
+    whichever xdist worker loads it (shared on disk, ``once_per_run``)."""
 
-    def __init__(self, config, contexts, base_url):
-        self.config, self.contexts, self.base_url, self.cache = config, contexts, base_url, {}
+    def __init__(self, config, contexts, base_url, pages, visit):
+        self.config, self.contexts, self.base_url, self.pages, self.visit = config, contexts, base_url, pages, visit
+        self.cache = {}
 
     def __call__(self, page, width: int) -> dict:
+        if width == DESKTOP:
+            v = self.visit(page)
+            if set(v.reader) != {"light", "dark"}:
+                pytest.fail(f"{page.id}: the reader's checks did not run in both schemes "
+                            f"(the visit stopped before: {v.problems})", pytrace=False)
+            return v.reader
         key = (page.id, width)
         if key not in self.cache:
-            self.cache[key] = once_per_run(self.config, f"reader {page.id} {width}",
-                                           lambda _: self._visit(page, width))
+            self.cache[key] = once_per_run(self.config, f"reader {page.id} {width}", self._job(page, width),
+                                           meanwhile=lambda: make_one_of(self.config, self._next_jobs(page, width)))
         return self.cache[key]
+
+    def _job(self, page, width):
+        return lambda _: self._visit(page, width)
+
+    def _next_jobs(self, page, width):
+        """While another worker loads (page, width): the next pages, which this worker's next
+        tests will want."""
+        i = self.pages.index(page)
+        for p in self.pages[i + 1:] + self.pages[:i]:
+            yield f"reader {p.id} {width}", self._job(p, width)
 
     def _visit(self, page, width):
         tab = self.contexts[width].new_page()
@@ -90,9 +105,7 @@ class ReaderVisits:
                     tab.locator("form[data-md-component=palette] label:visible").first.click()
                     tab.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === '{material}'",
                                           timeout=5000)
-                found[scheme] = tab.evaluate(CHECKS_JS, {"lang": page.lang, "width": width, "all": scheme == "light"})
-                if found[scheme]["scheme"] != material:  # the checks ran in the scheme they claim
-                    found[scheme]["clipped"].append(f"the page stayed in scheme {found[scheme]['scheme']!r}, not {material!r}")
+                found[scheme] = run_reader_checks(tab, page.lang, scheme)
             return found
         finally:
             try:
@@ -117,7 +130,7 @@ class ReaderVisits:
         for p in pages:
             for f in self(p, 1280)["light"]["figures"]:
                 figures.setdefault(f["src"], f)
-        tab = self.contexts[1280].new_page()
+        tab = self.visit.context.new_page()  # the desktop context
         try:
             tab.goto(self.base_url + "/", wait_until="load")
             return tab.evaluate(DRAWING_JS, list(figures.values()))
@@ -126,8 +139,8 @@ class ReaderVisits:
 
 
 @pytest.fixture(scope="session")
-def reader(request, reader_contexts, base_url) -> ReaderVisits:
-    return ReaderVisits(request.config, reader_contexts, base_url)
+def reader(request, reader_contexts, base_url, site_pages, visit) -> ReaderVisits:
+    return ReaderVisits(request.config, reader_contexts, base_url, site_pages, visit)
 
 
 def _check(site_page, reader, width, kind, what):
