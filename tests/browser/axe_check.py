@@ -17,18 +17,26 @@ FAILING_IMPACTS = ("serious", "critical")
 # rule on the diagrams (the rest would repeat the first scheme's run, at a few seconds a page).
 # axe's colour category (tag cat.color) but color-contrast-enhanced, a AAA rule axe leaves off.
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+# A node's CSS selector is the costliest part of a result after the rules themselves (a fifth
+# of a long page's run): a clean run reports none, so selectors are made only when a rule
+# failed, by running the failing rules again.
 RUN_JS = """async ([recoloured, COLOUR_RULES]) => {
   const keep = r => r.violations.map(v => ({
     id: v.id, impact: v.impact, help: v.help,
     nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 160),
                               summary: (n.failureSummary || '').slice(0, 400)})),
   }));
+  const run = async (context, options) => {
+    const quick = await axe.run(context, {...options, resultTypes: ['violations'], selectors: false});
+    if (!quick.violations.length) return [];
+    return keep(await axe.run(context, {runOnly: {type: 'rule', values: quick.violations.map(v => v.id)},
+                                        resultTypes: ['violations']}));
+  };
   if (!recoloured)
-    return {version: axe.version, violations: keep(await axe.run(document, {resultTypes: ['violations']}))};
-  const colour = keep(await axe.run(document, {runOnly: {type: 'rule', values: COLOUR_RULES},
-                                               resultTypes: ['violations']}));
+    return {version: axe.version, violations: await run(document, {})};
+  const colour = await run(document, {runOnly: {type: 'rule', values: COLOUR_RULES}});
   const diagrams = [...document.querySelectorAll('.mermaid')];
-  const drawn = diagrams.length ? keep(await axe.run({include: diagrams}, {resultTypes: ['violations']})) : [];
+  const drawn = diagrams.length ? await run({include: diagrams}, {}) : [];
   return {version: axe.version, violations: colour.concat(drawn.filter(v => !colour.some(c => c.id === v.id)))};
 }"""
 
