@@ -211,5 +211,6 @@ class Stats:
         if t.barriers:
             parts.append(f"  barriers {t.barriers:,}")
         if self.races:
-            parts.append(f"  races {len(self.races):,} ({self.hazards:,} hazards), first: {self.races[0]}")
+            hazards = f"{self.hazards:,} hazard" + ("" if self.hazards == 1 else "s")
+            parts.append(f"  races {len(self.races):,} ({hazards}), first: {self.races[0]}")
         return "\n".join(parts)

@@ -3,16 +3,31 @@
 A shuffle lets lane ``l`` read a register of another lane of its warp. Where the source
 lane lies past the warp's width (``l + delta ≥ 32`` for ``shfl_down``, ``l - delta < 0`` for
 ``shfl_up``) the lane keeps its own value, as CUDA defines. A source inside the width that
-does not take part (outside ``mask``, or a missing lane of a partial last warp) has an
-undefined value on hardware: here it is an error. Votes combine a predicate over the
-active lanes of a warp.
+does not take part (outside ``mask``, exited, or a missing lane of a partial last warp) has
+an undefined value on hardware (PTX ISA, ``shfl``: "results are undefined … if an active
+thread sources a register from an inactive thread"). Here, where the values a shuffle
+returns become the reader's own numpy array, that read is an error, whose message says so
+and how to avoid it; the compiled dialects (``simtdocs.cuda``) give an undefined value and
+stop only where it reaches memory, an address or a branch (``cuda/runtime.py``).
+
+Lanes named in a mask that have exited (``blk.exit``, the dialect's ``return``) are chosen
+to behave as PTX's ``.sync`` instructions treat "non-exited threads in membermask"
+(``match.sync``, ``redux.sync``; ``barrier`` "wait[s] for all non-exited threads"): they
+do not take part. ``syncwarp`` does not wait for them; a vote does not count them (their
+ballot bit is 0, ``any``/``all`` are over the lanes still running); a shuffle that reads
+one reads a lane that does not take part (above); ``syncthreads_count``/``and``/``or``
+combine the predicates of the threads that have not exited (``barrier.red``: "the number
+of threads with a True predicate"). The mask itself may not name an exited lane: it is
+the lanes that execute the instruction, and an exited thread executes nothing.
+
+Votes combine a predicate over the active lanes of a warp.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .diagnostics import inactive_source
+from .diagnostics import SimulatorError, inactive_source
 from .indexing import as_slice, few_threads, one_row, per_thread
 from .threads import WARP_SIZE, warp_any, warp_bits
 
@@ -49,7 +64,7 @@ def shuffle(blk, site, c, lanes, value, source_lane, name: str):
         threads = np.nonzero(bad[b])[0]
         s, e, sl = src[min(b, src.shape[0] - 1)], exists[min(b, src.shape[0] - 1)], src_lane[min(b, src.shape[0] - 1)]
         sources = np.where(e[threads], s[threads], threads - threads % WARP_SIZE + sl[threads])
-        raise inactive_source(name, site, lanes.block_of(b), threads, sources)
+        raise undefined_source(name, site, lanes.block_of(b), threads, sources)
     c.shuffles += blk._issue(c, lanes)
     few = few_threads(lanes, 4) if alike else None
     if few is not None:
@@ -67,6 +82,23 @@ def shuffle(blk, site, c, lanes, value, source_lane, name: str):
     if not lanes.all:
         out = _blend(lanes, out, v)
     return out
+
+
+#: What the mask API's error adds to ``diagnostics.inactive_source``: why it stops, and how to avoid it.
+AVOID = ("\n    here the shuffle's result becomes your own numpy array, so reading such a lane stops the launch "
+         "(compiled with simtdocs.cuda, the value is only undefined: an error once it is stored, used as an "
+         "index or branched on). To avoid it, shuffle under a mask= whose lanes read only lanes of that same "
+         "mask that exist (for shfl_down by d in a block of T threads, lanes t with t + d < T, or whole warps), "
+         "and keep the other lanes' values with np.where; or launch whole warps and shuffle before any thread exits")
+
+
+def undefined_source(name, site, block, threads, sources) -> SimulatorError:
+    """The mask API's error for a shuffle that reads a lane that does not take part: the
+    message of ``diagnostics.inactive_source`` (which ends "on a GPU that value is
+    undefined") and ``AVOID``."""
+    err = inactive_source(name, site, block, threads, sources)
+    err.args = (str(err) + AVOID,)
+    return err.at(site=site, block=tuple(int(k) for k in block))
 
 
 def _gather_lanes(v: np.ndarray, src: np.ndarray) -> np.ndarray:

@@ -96,6 +96,13 @@ Differences from numba.cuda, all of them known:
   the operator itself elsewhere. numba's signed ``+ - *`` past int64 are undefined (LLVM
   ``nsw``); here they wrap. ``blockDim``/``gridDim``/``warpsize`` are Python ints in the mask
   form (numba: int32); in arithmetic both widen to int64 alike.
+* **Undefined values.** A shuffle from a lane that does not take part (inactive, exited,
+  past the end of the block) gives an undefined value, as on a GPU (numba's simulator has
+  no such lanes to read). The compiler keeps a shadow beside each variable that can hold
+  one; storing it, giving it to an atomic, indexing with it, branching on it or passing it
+  to a device function raises ``UndefinedValueError``, naming the line that made it and the
+  line that used it; unused, it is silent. The ``mask`` argument of shuffles and votes is
+  not evaluated: the lanes taking part are the ones running.
 * **Memory.** The engine addresses C-contiguous arrays. A transposed argument (``a.T``,
   Fortran order) runs in place as the C-contiguous view of its memory with its indices
   reordered, so its addresses and sectors are the real ones (a memcheck message names the
@@ -194,8 +201,16 @@ def is_available() -> bool:
     return True
 
 
+def __getattr__(name):
+    """``RawKernel``, ``RawModule``: the CUDA C front end (``simtdocs.cuda.c``), loaded on first use."""
+    if name in ("RawKernel", "RawModule"):
+        from . import c
+        return getattr(c, name)
+    raise AttributeError(f"module 'simtdocs.cuda' has no attribute {name!r}")
+
+
 __all__ = [
-    "CompileError", "DeviceArray", "DeviceFunction", "Kernel", "atomic", "blockDim", "blockIdx", "cg", "const",
+    "RawKernel", "RawModule", "CompileError", "DeviceArray", "DeviceFunction", "Kernel", "atomic", "blockDim", "blockIdx", "cg", "const",
     "device_array", "device_array_like", "gridDim", "is_available", "jit", "laneid", "local", "mapped_array",
     "pinned_array", "shared", "stream", "synchronize", "threadIdx", "to_device", "void", "warpsize", *_I.FUNCTIONS, *_SCALARS,
 ]

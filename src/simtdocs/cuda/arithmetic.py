@@ -248,3 +248,63 @@ def plain(op, *types) -> bool:
     if not all(isinstance(t, np.dtype) or t in (int, float, bool) for t in types):
         return False
     return _plain(type(op), tuple(types))
+
+
+# -- the rule set a source carries ---------------------------------------------------------------
+
+class Rules:
+    """A language's arithmetic, as a source carries it (``Source.rules``): the function the
+    compiled form calls for each operator where numpy's differs (bound under the names in
+    ``BINARY``/``UNARY``: ``_add`` …), and ``plain`` saying where numpy's own operator gives
+    the language's answer. numba's dialect carries ``NUMBA``; the C front end its own
+    (``simtdocs.cuda.c.arith.C``)."""
+
+    def __init__(self, name: str, binops: dict, unary: dict, plain_fn=None):
+        self.name = name
+        self.binops = binops  # ast operator type -> the language's function
+        self.unary = unary
+        self.helpers = {BINARY[op][0]: f for op, f in binops.items()}
+        self.helpers.update({UNARY[op][0]: f for op, f in unary.items()})
+        self._plain_fn = plain_fn
+
+    def plain(self, op, *types) -> bool:
+        if self._plain_fn is not None:
+            return self._plain_fn(op, *types)
+        if not all(isinstance(t, np.dtype) or t in (int, float, bool) for t in types):
+            return False
+        return _plain_with(self, type(op), tuple(types))
+
+    def __repr__(self) -> str:
+        return f"<arithmetic rules {self.name}>"
+
+
+@functools.lru_cache(maxsize=None)
+def _plain_with(rules: Rules, op: type, types: tuple) -> bool:
+    """``_plain`` for another rule set: numpy's operator against the rule set's, on probes."""
+    f = (rules.binops if len(types) == 2 else rules.unary)[op]
+    numpy_f = (BINARY if len(types) == 2 else UNARY)[op][2]
+    try:
+        with np.errstate(all="ignore"):
+            probes = [_probe(t) for t in types]
+            theirs, ours = numpy_f(*probes), f(*probes)
+            probes = [_probe2(t, k) for k, t in enumerate(types)]
+            theirs2, ours2 = numpy_f(*probes), f(*probes)
+    except Exception:  # noqa: BLE001
+        return False
+    return _dtype(theirs) == _dtype(ours) and np.array_equal(theirs2, ours2) and _dtype(theirs2) == _dtype(ours2)
+
+
+def _probe2(t, k):
+    """A second probe: values where truncating and flooring, or wrapping, differ."""
+    if isinstance(t, np.dtype):
+        if t.kind == "u":
+            return np.array([t.type(np.iinfo(t).max - 6), t.type(3)][k:] + [t.type(2)] * k, t)
+        if t.kind in "if":
+            return np.array([-7, 3] if k == 0 else [2, -2], t)
+        return np.ones(2, t)
+    return t(-7) if t in (int, float) and k == 0 else t(2) if t in (int, float) else t(1)
+
+
+#: numba's rules: the dialect's (every function above, and ``plain``)
+NUMBA = Rules("numba", {op: f for op, (_, f, _) in BINARY.items()}, {op: f for op, (_, f, _) in UNARY.items()},
+              plain_fn=plain)

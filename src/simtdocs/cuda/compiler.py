@@ -13,7 +13,20 @@ The output is a function ``name(blk, *params)`` (a device function: ``name(blk, 
   the mask of what follows drops them (reconvergence at the end of the ``if`` or loop);
   a kernel's ``return`` also tells the block that those threads exited
   (``blk.exit(mask=M)``), so later barriers do not wait for them. A device function's
-  ``return`` only leaves the function: its threads go on in the caller.
+  ``return`` only leaves the function: its threads go on in the caller;
+* a shuffle whose source lane does not take part (inactive, exited, past the end of the
+  block) gives an *undefined* value, not an error, as on a GPU: each variable that can hold
+  one (found before compiling: assigned from a shuffle, from a device function that
+  shuffles, or from such a variable) gets a shadow ``_u_<name>_N`` beside it, ``False``
+  while every lane is defined, else an int32 per thread naming the shuffle that made the
+  value (``runtime.shfl_plan``, ``runtime.u_or``/``u_sel``). Arithmetic and assignments carry
+  it, a defined value assigned clears it, and ``_u_check`` stops the launch where an active
+  lane's undefined value is stored, given to an atomic, used as an index or branched on
+  (``UndefinedValueError``, naming both lines). A kernel without shuffles gets no shadow, and
+  a shuffle of whole warps whose lanes all run runs as before (its plan says so at once).
+  Passing an undefined value *into* a device function is reported at the call (the
+  function's own stores are not followed); what a device function returns carries its
+  shadow back (``u_put``/``u_take``).
 
 Every generated node carries the line of the reader's node it came from, and the function
 is compiled with the reader's file name, so ``blk`` (which names the calling frame's line)
@@ -28,6 +41,7 @@ import copy
 import numpy as np
 
 from . import arithmetic as ar
+from . import intrinsics as I
 from . import runtime as rt
 from .analysis import Scope
 from .expressions import Expressions
@@ -52,7 +66,12 @@ HELPERS = {
     "_permute": lambda index, order: tuple(index[k] for k in order),
     "_dynamic_shared": lambda blk, dt, name: blk.shared(
         _dynamic_bytes(blk) // np.dtype(dt).itemsize, dt, name=name, dynamic=True),
-    "_narrow": rt.narrow, **ar.HELPERS,  # numba's arithmetic where numpy's differs (_add, _mul, _lt …)
+    "_narrow": rt.narrow,
+    # undefined values (runtime.py): shadows, shuffle plans, checks
+    "_shfl_plan": rt.shfl_plan, "_u_or": rt.u_or, "_u_sel": rt.u_sel, "_u_and": rt.u_and, "_u_or_else": rt.u_or_else,
+    "_u_select": rt.u_select, "_u_warp": rt.u_warp, "_u_block": rt.u_block, "_u_check": rt.u_check,
+    "_u_put": rt.u_put, "_u_take": rt.u_take,
+    **ar.HELPERS,  # numba's arithmetic where numpy's differs (_add, _mul, _lt …)  # numba's arithmetic where numpy's differs (_add, _mul, _lt …)
 }
 
 
@@ -60,6 +79,38 @@ def _dynamic_bytes(blk) -> int:
     L = blk._L  # the fast engine's _Launch or the reference engine's
     return int(getattr(L, "dynamic_shared", getattr(L, "shared_bytes", 0)))
 
+
+
+SHUFFLES = ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync")
+
+
+def _shuffles(fn, seen: set) -> bool:
+    """Whether device function ``fn`` (or one it calls) shuffles, so that what it returns can
+    be undefined: its calls resolved in its own namespace, as its compiler resolves them."""
+    if id(fn) in seen:
+        return False
+    seen.add(id(fn))
+    from .kernel import DeviceFunction, device_function_of
+    ns = fn.source.namespace
+    for n in ast.walk(fn.source.tree):
+        if isinstance(n, ast.Call):
+            f = _resolve(n.func, ns)
+            f = device_function_of(f) or f
+            if isinstance(f, I.Intrinsic) and f.name in SHUFFLES:
+                return True
+            if isinstance(f, DeviceFunction) and _shuffles(f, seen):
+                return True
+    return False
+
+
+def _resolve(node, ns):
+    """What a called name (``f``, ``cuda.shfl_sync``) names in namespace ``ns`` (None: unknown)."""
+    if isinstance(node, ast.Name):
+        return ns.get(node.id)
+    if isinstance(node, ast.Attribute):
+        base = _resolve(node.value, ns)
+        return getattr(base, node.attr, None) if base is not None else None
+    return None
 
 
 class Loop:
@@ -101,6 +152,15 @@ class Compiler(Expressions):
         #: index keeps its affine form).
         self.homes: dict[str, str] = {}
         self.uses = name_counts(scope.tree)
+        #: Variables that can hold an undefined value in some lane (a shuffle's read of a lane
+        #: that does not take part, and what is computed from one): name -> its shadow's name.
+        #: Empty for a kernel without shuffles: then nothing below costs anything.
+        self.tainted: dict[str, str] = {}
+        for name in sorted(self._undefined_names()):
+            self.tainted[name] = self.fresh(f"_u_{name}_")
+        self.ushadow: dict[int, ast.expr] = {}  # a compiled shuffle or device call -> its result's shadow
+        self.holders: list[str] = []  # ``_h = [False]``: a device call's returned shadow
+        self.urv: str | None = None  # a device function's returned value's shadow (masked returns)
 
     # -- small things ----------------------------------------------------------------------------
 
@@ -135,6 +195,120 @@ class Compiler(Expressions):
     def err(self, node, what):
         return self.src.error(node, what)
 
+    # -- undefined values: which variables have a shadow, and what each expression's is ----------
+
+    def _undefined_names(self) -> set[str]:
+        """The variables some lane of which can hold an undefined value: assigned from a
+        shuffle, from a device function that shuffles, or from such a variable (a fixpoint)."""
+        tainted: set[str] = set()
+
+        def makes(expr) -> bool:
+            return any((isinstance(n, ast.Name) and n.id in tainted)
+                       or (isinstance(n, ast.Call) and self.undefined_source(n)) for n in ast.walk(expr))
+
+        pairs = []
+        for n in ast.walk(self.sc.tree):
+            if isinstance(n, ast.Assign):
+                pairs += [(t, n.value) for t in n.targets]
+            elif isinstance(n, (ast.AnnAssign, ast.AugAssign)) and n.value is not None:
+                pairs.append((n.target, n.value))
+        if not any(isinstance(n, ast.Call) and self.undefined_source(n) for _, v in pairs for n in ast.walk(v)):
+            return tainted
+        changed = True
+        while changed:
+            changed = False
+            for t, v in pairs:
+                names = [t.id] if isinstance(t, ast.Name) else (
+                    [e.id for e in t.elts if isinstance(e, ast.Name)] if isinstance(t, ast.Tuple) else [])
+                new = [x for x in names if x not in tainted and x not in self.sc.kinds]
+                if new and makes(v):
+                    tainted.update(new)
+                    changed = True
+        return tainted
+
+    def undefined_source(self, call: ast.Call) -> bool:
+        """Whether a call can give an undefined value: a shuffle, or a device function that shuffles."""
+        ok, f = self.sc.static(call.func)
+        if not ok:
+            return False
+        if isinstance(f, I.Intrinsic):
+            return f.name in SHUFFLES
+        from .kernel import DeviceFunction
+        return isinstance(f, DeviceFunction) and _shuffles(f, set())
+
+    def shadow(self, node):
+        """The shadow of the reader's expression ``node`` as a mask-form expression (None: every
+        lane is certainly defined, the case of every kernel without shuffles)."""
+        if not self.tainted and not self.ushadow:
+            return None
+        return self._shadow(node)
+
+    def _shadow(self, node):
+        if node is None:
+            return None
+        if isinstance(node, ast.Name):
+            return ast.Name(self.tainted[node.id]) if node.id in self.tainted else None
+        if isinstance(node, ast.Call):
+            if id(node) in self.ushadow:
+                return copy.deepcopy(self.ushadow[id(node)])
+            ok, f = self.sc.static(node.func)
+            if ok and isinstance(f, I.Intrinsic):
+                if f.name in ("ballot_sync", "any_sync", "all_sync") and len(node.args) == 2:
+                    u = self._shadow(node.args[1])
+                    return None if u is None else E("_u_warp(B, M, U)", B=self.blk, M=copy.deepcopy(self.M), U=u)
+                if f.name in ("syncthreads_count", "syncthreads_and", "syncthreads_or") and node.args:
+                    u = self._shadow(node.args[0])
+                    return None if u is None else E("_u_block(B, M, U)", B=self.blk, M=copy.deepcopy(self.M), U=u)
+                if f.name.startswith("atomic.") or f.name in SHUFFLES:
+                    return None  # an atomic's old value is memory's: defined
+            return self._or([self._shadow(a) for a in node.args] + [self._shadow(k.value) for k in node.keywords])
+        if isinstance(node, ast.Subscript):
+            if self.sc.array_kind(node.value):
+                return None  # a load: its index is checked, the value in memory is defined
+            return self._or([self._shadow(node.value), self._shadow(node.slice)])
+        if isinstance(node, ast.BoolOp) and len(node.values) == 2 and not self.sc.has_effects(node.values[0]):
+            a, b = node.values
+            ua, ub = self._shadow(a), self._shadow(b)
+            if ub is None:
+                return ua
+            helper = "_u_and" if isinstance(node.op, ast.And) else "_u_or_else"
+            return E(f"{helper}(A, UA, UB)", A=self.ex(a), UA=ua if ua is not None else ast.Constant(False), UB=ub)
+        if isinstance(node, ast.IfExp) and not self.sc.has_effects(node.test):
+            uc, ua, ub = self._shadow(node.test), self._shadow(node.body), self._shadow(node.orelse)
+            if ua is None and ub is None:
+                return uc
+            f = ast.Constant(False)
+            return E("_u_select(C, UC, UA, UB)", C=self.ex(node.test), UC=uc or f, UA=ua or copy.deepcopy(f),
+                     UB=ub or copy.deepcopy(f))
+        return self._or([self._shadow(c) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)])
+
+    @staticmethod
+    def _or(parts):
+        parts = [p for p in parts if p is not None]
+        if not parts:
+            return None
+        return parts[0] if len(parts) == 1 else ast.Call(ast.Name("_u_or"), parts, [])
+
+    def set_shadow(self, name: str, u, merge: bool, origin, mask=None):
+        """After ``name`` was assigned (under the current mask, merged when ``merge``), its shadow:
+        the value's (``u``; None: defined), which a defined value clears."""
+        shadow = self.tainted.get(name)
+        if shadow is None:
+            return
+        u = u if u is not None else ast.Constant(False)
+        if merge:
+            u = E(f"_u_sel(M, U, {shadow})", M=copy.deepcopy(mask if mask is not None else self.M), U=u)
+        self.emit(ast.Assign([ast.Name(shadow, ast.Store())], u), origin)
+
+    def checked(self, value, node, use: str):
+        """``value`` (the compiled ``node``), checked on its way to ``use`` (a store, an index, a
+        branch …) for lanes of the current mask that hold an undefined value."""
+        u = self.shadow(node)
+        if u is None:
+            return value
+        return at(E(f"_u_check(B, M, V, U, {use!r}, {('`' + ast.unparse(node) + '`')!r})", B=self.blk,
+                    M=copy.deepcopy(self.M), V=value, U=u), node)
+
     # -- the function ----------------------------------------------------------------------------
 
     def compile(self) -> ast.FunctionDef:
@@ -149,9 +323,14 @@ class Compiler(Expressions):
             prologue.append(located(S(f"{self.ret} = False")[0], tree))
         if self.rv:
             prologue.append(located(S(f"{self.rv} = None")[0], tree))
+        shadows = sorted(self.tainted.values()) + ([self.urv] if self.urv else [])
+        if shadows:  # every lane defined to begin with
+            prologue.append(located(S(f"{', '.join(shadows)} = {', '.join(['False'] * len(shadows))}")[0], tree))
+        for h in self.holders:
+            prologue.append(located(S(f"{h} = [False]")[0], tree))
         body = prologue + body_out
         if self.sc.device and self.rv:
-            body.append(located(S(f"return {self.rv}")[0], tree))
+            body.append(located(S(f"return _u_put({self.rv}, {self.urv})" if self.urv else f"return {self.rv}")[0], tree))
         if not body:
             body = [located(ast.Pass(), tree)]
         params = [ast.arg(self.blk)] + ([ast.arg("_mask")] if self.sc.device else []) + [
@@ -245,6 +424,7 @@ class Compiler(Expressions):
             return True
         if isinstance(s, ast.Assert):
             args = [ast.Name(self.blk), copy.deepcopy(self.M), self.ex(s.test)] + ([self.ex(s.msg)] if s.msg else [])
+            args[2] = self.checked(args[2], s.test, "assert")
             self.emit(ast.Expr(ast.Call(ast.Name("_assert"), args, [])), s)
             return False
         raise self.err(s, f"{type(s).__name__} is not supported in a kernel")
@@ -263,12 +443,12 @@ class Compiler(Expressions):
             return
         v = self.ex(value_node)
         if len(s.targets) == 1 and self._simple_target(s.targets[0]):
-            self.store_target(s.targets[0], v, s)
+            self.store_target(s.targets[0], v, s, value_node)
             return
         tmp = self.fresh("_v")
         self.emit(ast.Assign([ast.Name(tmp, ast.Store())], v), s)
         for t in s.targets:
-            self.store_target(t, ast.Name(tmp), s)
+            self.store_target(t, ast.Name(tmp), s, value_node)
 
     def _simple_target(self, t) -> bool:
         return isinstance(t, (ast.Name, ast.Subscript)) or (
@@ -287,36 +467,44 @@ class Compiler(Expressions):
         return [located(ast.Assign([ast.Name(name, ast.Store())], self.cast(ast.Name(name), dtype)), node)
                 for name, dtype in sorted((table or {}).items())]
 
-    def store_target(self, t, v, s):
+    def store_target(self, t, v, s, src=None):
+        """``t = v``; ``src`` is the reader's expression of the value (its shadow's source)."""
         if isinstance(t, ast.Name):
             if t.id in self.sc.kinds:
                 raise self.err(s, f"{t.id} names an array; it cannot be given a value")
-            if self.ctxv and not (isinstance(self.M, ast.Name) and self.homes.get(t.id) == self.M.id):
+            merge = self.ctxv and not (isinstance(self.M, ast.Name) and self.homes.get(t.id) == self.M.id)
+            if merge:
                 v = E("_sel(M, V, X)", M=copy.deepcopy(self.M), V=v, X=t.id)
                 self.use(t.id)
             elif self.nest == 0:
                 self.defined.add(t.id)
             self.emit(ast.Assign([ast.Name(t.id, ast.Store())], v), s)
+            self.set_shadow(t.id, None if src is None else self.shadow(src), merge, s)
         elif isinstance(t, ast.Tuple):
+            parts = src.elts if isinstance(src, ast.Tuple) and len(src.elts) == len(t.elts) else [src] * len(t.elts)
             if not self.ctxv and all(isinstance(e, ast.Name) for e in t.elts):
                 self.emit(ast.Assign([ast.Tuple([ast.Name(e.id, ast.Store()) for e in t.elts], ast.Store())], v), s)
+                for e, part in zip(t.elts, parts):
+                    self.set_shadow(e.id, None if part is None else self.shadow(part), False, s)
                 return
             tmp = v.id if isinstance(v, ast.Name) else None
             if tmp is None:
                 tmp = self.fresh("_v")
                 self.emit(ast.Assign([ast.Name(tmp, ast.Store())], v), s)
-            for k, e in enumerate(t.elts):
-                self.store_target(e, E(f"T[{k}]", T=tmp), s)
+            for k, (e, part) in enumerate(zip(t.elts, parts)):
+                self.store_target(e, E(f"T[{k}]", T=tmp), s, part)
         elif isinstance(t, ast.Subscript):
-            self.store(t, v, s)
+            self.store(t, v, s, src)
         else:
             raise self.err(s, f"assigning to {ast.unparse(t)} is not supported in a kernel")
 
-    def store(self, t: ast.Subscript, v, s):
+    def store(self, t: ast.Subscript, v, s, src=None):
         kind = self.sc.array_kind(t.value)
         if kind is None:
             raise self.err(s, f"{ast.unparse(t.value)} is not an array the kernel can write")
         index = self.index(t.slice, t.value)
+        if src is not None:
+            v = self.checked(v, src, "store")
         if kind in ("global", "shared"):
             call = self.blk_call("store", [copy.deepcopy(t.value), index, v], t)
             self.emit(ast.Expr(call), t)
@@ -331,7 +519,7 @@ class Compiler(Expressions):
         if isinstance(t, ast.Name):
             # t itself: its read is the inference's (read_casts); numba's arithmetic (inference.plain_ops)
             value = at(self.arith(s, s.op, self.ex(t), self.ex(s.value)), s)
-            self.store_target(ast.Name(t.id, ast.Store()), value, s)
+            self.store_target(ast.Name(t.id, ast.Store()), value, s, at(ast.BinOp(ast.Name(t.id), s.op, s.value), s))
             return
         if isinstance(t, ast.Subscript):
             kind = self.sc.array_kind(t.value)
@@ -344,6 +532,7 @@ class Compiler(Expressions):
                 index = ast.Name(tmp)
             old = self.load(t.value, index, kind, t)
             new = at(self.arith(s, s.op, old, self.ex(s.value)), s)  # stored as the array's dtype
+            new = self.checked(new, s.value, "store")
             if kind in ("global", "shared"):
                 self.emit(ast.Expr(self.blk_call("store", [copy.deepcopy(t.value), copy.deepcopy(index), new], t)), t)
             elif kind == "local":
@@ -373,7 +562,7 @@ class Compiler(Expressions):
             self.emit(ast.If(test, body, orelse), s)
             self.emit(self.casts("if_casts", s), s)
             return
-        cond = self.ex(s.test)
+        cond = self.checked(self.ex(s.test), s.test, "branch")
         outer = (self.M, self.ctxv, self.rel)
         taken = self.fresh("_m")
         self.emit(ast.Assign([ast.Name(taken, ast.Store())], self.blk_call("branch", [cond], s.test)), s)
@@ -406,7 +595,7 @@ class Compiler(Expressions):
             return
         if not is_range or call.keywords or not 1 <= len(call.args) <= 3:
             raise self.err(s, "a per-thread loop must be over range(...)")
-        args = [self.ex(a) for a in call.args]
+        args = [self.checked(self.ex(a), a, "branch") for a in call.args]
         start, stop, step = (E("i64(0)"), args[0], None) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else None)
         k = self.fresh("_i")
         index_type = self.types.index_types.get(id(s)) if self.types is not None else None
@@ -439,9 +628,11 @@ class Compiler(Expressions):
                 raise self.err(s, "the variable of a per-thread loop must be a plain name")
             if self.uses.get(target.id, 0) == name_counts(s).get(target.id, 0):
                 self.emit(S(f"{target.id} = {k}"), s)  # only the loop reads it: no merge
+                self.set_shadow(target.id, None, False, s)
             else:
                 self.use(target.id)
                 self.emit(S(f"{target.id} = _sel({loop_mask}, {k}, {target.id})"), s)
+                self.set_shadow(target.id, None, True, s, ast.Name(loop_mask))
             self.emit(ast.Assign([ast.Name(k, ast.Store())], E(f"{k} + STEP", STEP=step_expr)), s)
         self.varying_loop(s, head, exits)
 
@@ -460,7 +651,7 @@ class Compiler(Expressions):
 
         def head(loop_mask):
             self.M = ast.Name(loop_mask)
-            test = self.ex(s.test)
+            test = self.checked(self.ex(s.test), s.test, "branch")
             self.emit(ast.Assign([ast.Name(loop_mask, ast.Store())], self.blk_call("branch", [test], s.test)), s)
             self.emit(S(f"if not _any({loop_mask}):\n    break"), s)
         self.varying_loop(s, head, exits)
@@ -573,7 +764,12 @@ class Compiler(Expressions):
         value = None if s.value is None else self.ex(s.value)
         if value is not None and self.types is not None and self.types.cast_returns:
             value = self.cast(value, self.types.returns)
+        u = self.shadow(s.value) if value is not None and self.sc.device else None
+        if u is not None and self.urv is None:
+            self.urv = self.fresh("_urv")
         if not self.ctxv:
+            if self.sc.device and value is not None and self.urv:
+                value = E("_u_put(V, U)", V=value, U=u if u is not None else ast.Constant(False))
             self.emit(ast.Return(value if self.sc.device else None), s)
             return
         if self.ret is None:
@@ -583,6 +779,9 @@ class Compiler(Expressions):
                 self.rv = self.fresh("_rv")
                 self.defined.add(self.rv)
             self.emit(S(f"{self.rv} = _sel(M, V, {self.rv})", M=copy.deepcopy(self.M), V=value), s)
+            if self.urv:
+                self.emit(S(f"{self.urv} = _u_sel(M, U, {self.urv})", M=copy.deepcopy(self.M),
+                            U=u if u is not None else ast.Constant(False)), s)
         self.emit(S(f"{self.ret} = _or({self.ret}, M)", M=copy.deepcopy(self.M)), s)
         if not self.sc.device:  # the threads leave the kernel: barriers stop waiting for them
             self.emit(ast.Expr(self.blk_call("exit", [], s)), s)

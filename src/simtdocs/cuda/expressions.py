@@ -146,9 +146,10 @@ class Expressions:
         perm = None if base is None else self._perm(base)
         if perm:
             if isinstance(out, ast.Tuple) and len(out.elts) == len(perm):
-                return at(ast.Tuple([out.elts[k] for k in perm]), sl)
-            return E(f"_permute(I, {perm!r})", I=out)
-        return out
+                out = at(ast.Tuple([out.elts[k] for k in perm]), sl)
+            else:
+                out = E(f"_permute(I, {perm!r})", I=out)
+        return self.checked(out, sl, "index")
 
     def _index(self, sl):
         if isinstance(sl, ast.Slice) or (isinstance(sl, ast.Tuple) and any(isinstance(e, ast.Slice) for e in sl.elts)):
@@ -205,6 +206,7 @@ class Expressions:
             b = self._bool(self.ex(right), right)
             return ast.BinOp(a, ast.BitAnd() if is_and else ast.BitOr(), b)
         # the right side reads memory or calls: a real branch decides which lanes evaluate it
+        a = self.checked(a, first, "branch")
         taken = self.fresh("_m")
         self.emit(ast.Assign([ast.Name(taken, ast.Store())], self.blk_call("branch", [a], first)), first)
         outer = self.M
@@ -229,6 +231,7 @@ class Expressions:
         if not (self.sc.has_effects(node.body) or self.sc.has_effects(node.orelse)):
             return E("_select(C, A, B)", C=test, A=self.ex(node.body), B=self.ex(node.orelse))
         taken, other = self.fresh("_m"), self.fresh("_m")
+        test = self.checked(test, node.test, "branch")
         self.emit(ast.Assign([ast.Name(taken, ast.Store())], self.blk_call("branch", [test], node.test)), node)
         self.emit(S(f"{other} = _else(M, {taken})", M=copy.deepcopy(self.M)), node)
         outer = self.M
@@ -263,6 +266,7 @@ class Expressions:
         if f is print:
             if node.keywords:
                 raise self.err(node, "print's keyword arguments are not supported in a kernel")
+            args = [self.checked(x, a, "print") for x, a in zip(args, node.args)]
             return ast.Call(ast.Name("_print"), [ast.Name(self.blk), copy.deepcopy(self.M)] + args, [])
         builtin = {int: "_int", float: "_float", bool: "_bool", min: "_min", max: "_max", round: "_round",
                    abs: "_abs", len: None, pow: "_pow", complex: "_complex"}
@@ -296,10 +300,15 @@ class Expressions:
         spec = self.sc.specialize(f, kinds, node, self.types.call_types.get(id(node)) if self.types is not None else None)
         name = self.fresh(f"_{f.__name__}_")
         self.extra[name] = spec
-        args = [copy.deepcopy(a) if k in ARRAY_KINDS else self.ex(a) for a, k in zip(node.args, kinds)
-                if not isinstance(k, Static)]
-        call = ast.Call(ast.Name(name), [ast.Name(self.blk), copy.deepcopy(self.M)] + args, [])
-        return at(call, node)
+        args = [copy.deepcopy(a) if k in ARRAY_KINDS else self.checked(self.ex(a), a, "call")
+                for a, k in zip(node.args, kinds) if not isinstance(k, Static)]
+        call = at(ast.Call(ast.Name(name), [ast.Name(self.blk), copy.deepcopy(self.M)] + args, []), node)
+        if self.undefined_source(node):  # what it returns can be undefined: its shadow comes back too
+            holder = self.fresh("_h")
+            self.holders.append(holder)
+            self.ushadow[id(node)] = E(f"{holder}[0]")
+            call = at(E(f"_u_take({holder}, C)", C=call), node)
+        return call
 
     def array_value(self, node, name):
         """The value of ``cuda.shared.array``/``local.array``/``const.array_like``, or an array name."""
@@ -359,15 +368,7 @@ class Expressions:
         if name in ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync"):
             if len(pos) != 3:
                 raise self.err(node, f"cuda.{name}(mask, value, {'src_lane' if name == 'shfl_sync' else 'delta'}) takes three arguments")
-            value = self.ex(pos[1])
-            arg = pos[2]
-            if name == "shfl_sync":
-                return self.blk_call("shfl", [value, self.ex(arg, bare=True)], node)
-            short = name.split("_")[1]
-            if not self.sc.is_varying(arg):
-                return self.blk_call(f"shfl_{short}", [value, self.ex(arg, bare=True)], node)
-            src = E(f"_shfl_{short}_source(B, D)", B=self.blk, D=self.ex(arg))
-            return self.blk_call("shfl", [value, src], node)
+            return self.shuffle(name, pos[1], pos[2], node)
         if name in ("ballot_sync", "any_sync", "all_sync"):
             if len(pos) != 2:
                 raise self.err(node, f"cuda.{name}(mask, predicate) takes two arguments")
@@ -392,16 +393,50 @@ class Expressions:
                 raise self.err(node, f"cuda.atomic.{op} needs a global or shared array")
             arr = copy.deepcopy(array)
             if op == "compare_and_swap":
-                return self.blk_call("atomic_cas", [arr, ast.Constant(0), self.ex(pos[1]), self.ex(pos[2])], node)
+                return self.blk_call("atomic_cas", [arr, ast.Constant(0), self.checked(self.ex(pos[1]), pos[1], "atomic"),
+                                                    self.checked(self.ex(pos[2]), pos[2], "atomic")], node)
             index = self.index(pos[1], array)
             if op == "cas":
-                return self.blk_call("atomic_cas", [arr, index, self.ex(pos[2]), self.ex(pos[3])], node)
-            value = self.ex(pos[2])
+                return self.blk_call("atomic_cas", [arr, index, self.checked(self.ex(pos[2]), pos[2], "atomic"),
+                                                    self.checked(self.ex(pos[3]), pos[3], "atomic")], node)
+            value = self.checked(self.ex(pos[2]), pos[2], "atomic")
             if op == "sub":
                 value = ast.UnaryOp(ast.USub(), value)
                 op = "add"
             return self.blk_call(f"atomic_{op}", [arr, index, value], node)
         raise self.err(node, f"cuda.{name} is not supported in a kernel")
+
+    def shuffle(self, name: str, value_node, arg_node, node):
+        """``cuda.shfl*_sync(mask, value, arg)``. A source lane that does not take part (inactive,
+        exited, past the end of the block) gives an undefined value, not an error: a plan worked
+        out first (``runtime.shfl_plan``) says whether any lane can read one; when none can (every
+        lane of a full block takes part: the lectures' reductions) the shuffle runs as written,
+        else it runs with those lanes reading their own value, and its result's shadow marks
+        them. The mask form keeps the ``blk`` call in the kernel's own frame (its line is the
+        reader's). The membermask argument is not evaluated: the lanes that take part are the
+        ones running the instruction, as ``__activemask()`` would name them."""
+        from . import runtime as rt
+        short = name.split("_")[1]
+        kind = "shfl" if name == "shfl_sync" else f"shfl_{short}"
+        value = self.ex(value_node)
+        varying = name != "shfl_sync" and self.sc.is_varying(arg_node)
+        arg = self.ex(arg_node, bare=not varying)
+        instruction = {"shfl": "__shfl_sync", "shfl_up": "__shfl_up_sync", "shfl_down": "__shfl_down_sync",
+                       "shfl_xor": "__shfl_xor_sync"}[kind]
+        where = rt.origin(self.src.filename, getattr(node, "lineno", 0), instruction)
+        plan = self.fresh("_p")
+        f = ast.Constant(False)
+        uv, ua = self.shadow(value_node), self.shadow(arg_node)
+        self.emit(ast.Assign([ast.Name(plan, ast.Store())],
+                             E(f"_shfl_plan(B, M, {kind!r}, A, UV, UA, {where})", B=self.blk, M=copy.deepcopy(self.M),
+                               A=arg, UV=uv or f, UA=ua or copy.deepcopy(f))), node)
+        if varying:
+            plain = self.blk_call("shfl", [value, E(f"_shfl_{short}_source(B, P[1])", B=self.blk, P=plan)], node)
+        else:
+            plain = self.blk_call(kind, [value, E(f"{plan}[1]")], node)
+        other = self.blk_call("shfl", [copy.deepcopy(value), E(f"{plan}[2]")], node)
+        self.ushadow[id(node)] = E(f"{plan}[3]")
+        return at(ast.IfExp(E(f"{plan}[0]"), plain, other), node)
 
     def _stmt_call(self, call, node):
         self.emit(ast.Expr(call), node)

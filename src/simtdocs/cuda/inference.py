@@ -181,6 +181,8 @@ class Types:
 
     def __init__(self, scope, param_types: dict):
         self.sc = scope
+        #: the source language's arithmetic (numba's for the dialect; ``arithmetic.Rules``)
+        self.rules = getattr(scope.src, "rules", ar.NUMBA)
         self.uses = name_counts(scope.tree)
         self._regions: dict[tuple, list] = {}
         self._counts: dict[int, dict] = {}
@@ -463,7 +465,7 @@ class Types:
             if isinstance(node.op, ast.Not):
                 return np.dtype(np.bool_)
             self._plain(node, node.op, t)
-            return apply(UNARY[type(node.op)], t)
+            return apply(self.rules.unary[type(node.op)], t)
         if isinstance(node, ast.Compare):
             sides = [self.type(x, env, bare=isinstance(x, ast.Constant)) for x in [node.left] + node.comparators]
             if len(node.ops) == 1 and type(node.ops[0]) in BINOPS:
@@ -502,12 +504,12 @@ class Types:
     def _binop(self, op, a, b, node=None):
         if node is not None:
             self._plain(node, op, a, b)
-        return apply(BINOPS[type(op)], a, b)
+        return apply(self.rules.binops[type(op)], a, b)
 
     def _plain(self, node, op, *types):
         """Note whether numpy's operator gives numba's answer for these operand types (every
         visit must agree: a loop's body is followed until its types settle)."""
-        self.plain_ops[id(node)] = self.plain_ops.get(id(node), True) and ar.plain(op, *types)
+        self.plain_ops[id(node)] = self.plain_ops.get(id(node), True) and self.rules.plain(op, *types)
 
     def _static(self, node):
         ok, value = self.sc.static(node)

@@ -79,6 +79,9 @@ class Specialization:
         for name, value in source.namespace.items():
             namespace[name] = ctypes.constant(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
         namespace.update(HELPERS)
+        rules = getattr(source, "rules", None)  # a front end's arithmetic (C's); the dialect's is in HELPERS
+        if rules is not None:
+            namespace.update(rules.helpers)
         namespace.update(scope.statics)
         namespace.update({k: (v.function if isinstance(v, Specialization) else v) for k, v in compiler.extra.items()})
         module = ast.Module(body=[tree], type_ignores=[])

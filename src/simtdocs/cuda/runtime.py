@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-from ..diagnostics import MemcheckError
+from ..diagnostics import MemcheckError, SimulatorError
 
 i64, f64, i32 = np.int64, np.float64, np.int32
 
@@ -437,3 +437,259 @@ def assert_(blk, m, cond, message=None):
         thread = (t % blk.bdx, t // blk.bdx % blk.bdy, t // (blk.bdx * blk.bdy))
         text = f"assertion failed at {_where(2)} by thread {thread} in block {block}"
         raise AssertionError(text + (f": {message}" if message is not None else ""))
+
+
+# -- undefined values: the shadow masks of the compiled dialects ----------------------------------
+#
+# A shuffle whose source lane does not take part (outside the active lanes, exited, or past the
+# end of the block) gives an undefined value on a GPU (PTX ISA, ``shfl``: "the value of
+# SourceA[lane] is unpredictable for inactive ... threads"; "results are undefined ... if an
+# active thread sources a register from an inactive thread"). The compiled form keeps, beside
+# each variable that can hold one, a *shadow*: ``False`` while every lane is defined (the only
+# state most kernels ever see, at no cost), else an int32 array per thread, 0 where the value is
+# defined and elsewhere the number of the ``origin`` (the shuffle) that made it. Arithmetic and
+# assignments carry it along; a store, an index or a branch that reads a lane whose shadow is
+# set is the error (``UndefinedValueError``), naming the line that made the value and the line
+# that used it. Left unused, an undefined value is silent, as on a GPU.
+
+
+class UndefinedValueError(SimulatorError):
+    """An undefined value (a shuffle's read of a lane that does not take part) that reached
+    memory, an address or a branch."""
+
+
+#: (file, line, source text, instruction) of every place that can make an undefined value; the
+#: compiled code names them by their position + 1 (``origin``).
+ORIGINS: list[tuple[str, int, str, str]] = []
+_ORIGIN_IDS: dict[tuple, int] = {}
+
+
+def origin(filename: str, line: int, instruction: str) -> int:
+    """The number of a place that can make undefined values (registered at compile time)."""
+    import linecache
+    key = (filename, line, instruction)
+    n = _ORIGIN_IDS.get(key)
+    if n is None:
+        ORIGINS.append((filename, line, linecache.getline(filename, line).strip(), instruction))
+        n = _ORIGIN_IDS[key] = len(ORIGINS)
+    return n
+
+
+def _full(u, B, T):
+    """A shadow as a (B, T) int32 array (a copy where it is written to)."""
+    return np.broadcast_to(np.asarray(u, np.int32), (B, T))
+
+
+def _active(blk, m):
+    B, T = blk.nblocks, blk.nthreads
+    return np.ones((B, T), bool) if m is None else np.broadcast_to(np.asarray(m, bool), (B, T))
+
+
+def u_or(*shadows):
+    """The shadow of a value computed from values with these shadows (lane by lane)."""
+    out = False
+    for u in shadows:
+        if u is False or u is None:
+            continue
+        if out is False:
+            out = u
+        else:
+            out = np.where(np.asarray(out) != 0, out, u)
+    return out
+
+
+def u_sel(m, new, old):
+    """The shadow of ``x = sel(m, value, x)``: the lanes of ``m`` take the value's shadow (a
+    defined value clears it), the others keep theirs."""
+    if new is False and old is False:
+        return False
+    if m is None:
+        return new
+    out = np.where(m, np.int32(0) if new is False else new, np.int32(0) if old is False else old)
+    return out if out.any() else False
+
+
+def u_and(a, ua, ub):
+    """The shadow of ``a and b`` evaluated as ``a & b``: where ``a`` is a defined False, ``b`` is
+    never looked at (Python and numba short-circuit), so its shadow does not count there."""
+    if ub is False:
+        return ua
+    ub = np.where(np.asarray(a, bool), ub, np.int32(0))
+    return u_or(ua, ub if ub.any() else False)
+
+
+def u_or_else(a, ua, ub):
+    """The shadow of ``a or b`` (``b`` not looked at where ``a`` is a defined True)."""
+    if ub is False:
+        return ua
+    ub = np.where(np.asarray(a, bool), np.int32(0), ub)
+    return u_or(ua, ub if ub.any() else False)
+
+
+def u_select(c, uc, ua, ub):
+    """The shadow of ``a if c else b`` computed as a select: the side taken, and ``c``'s."""
+    if ua is False and ub is False:
+        return uc
+    side = np.where(np.asarray(c, bool), np.int32(0) if ua is False else ua, np.int32(0) if ub is False else ub)
+    return u_or(uc, side if side.any() else False)
+
+
+def u_warp(blk, m, u):
+    """The shadow of a vote (``ballot``/``any``/``all``) whose predicate has shadow ``u``: an
+    undefined predicate in an active lane makes the result of its whole warp undefined."""
+    if u is False:
+        return False
+    B, T = blk.nblocks, blk.nthreads
+    a = _active(blk, m)
+    bad = np.where(a, _full(u, B, T), 0)
+    W = -(-T // 32)
+    pad = np.zeros((B, W * 32), np.int32)
+    pad[:, :T] = bad
+    first = pad.reshape(B, W, 32).max(axis=2)  # one origin per warp (any will do)
+    out = np.where(a, np.repeat(first, 32, axis=1)[:, :T], 0).astype(np.int32)
+    return out if out.any() else False
+
+
+def u_block(blk, m, u):
+    """The shadow of ``syncthreads_count/and/or`` whose predicate has shadow ``u``: the whole
+    block's result is undefined."""
+    if u is False:
+        return False
+    B, T = blk.nblocks, blk.nthreads
+    a = _active(blk, m)
+    first = np.where(a, _full(u, B, T), 0).max(axis=1, keepdims=True)
+    out = np.broadcast_to(first, (B, T)).astype(np.int32)
+    return out if out.any() else False
+
+
+#: what each shuffle computes its source lane from: (lane, arg) -> (source lane, keep own)
+_SOURCES = {
+    "shfl": lambda lane, a: (np.asarray(a) % 32 + 0 * lane, np.zeros(np.shape(lane), bool)),
+    "shfl_down": lambda lane, a: (lane + a, lane + a >= 32),
+    "shfl_up": lambda lane, a: (lane - a, lane - a < 0),
+    "shfl_xor": lambda lane, a: (lane ^ a, ((lane ^ a) < 0) | ((lane ^ a) >= 32)),
+}
+
+
+def _sources(blk, kind, arg, a):
+    """``(source thread, bad)`` of every lane of the rows of ``a`` (active lanes, (k, T)):
+    the thread each lane reads (its own where the source lane lies past the warp's width or
+    the block), and the active lanes whose source does not take part."""
+    T = a.shape[1]
+    lane = np.asarray(blk.lane, np.int64).reshape(1, T)
+    own = np.arange(T)[None, :]
+    s, keep = _SOURCES[kind](lane, np.asarray(arg, np.int64))
+    s, keep = np.broadcast_to(s, a.shape), np.broadcast_to(keep, a.shape)
+    src = np.where(keep, own, own - lane + s)
+    exists = (src >= 0) & (src < T)
+    src = np.where(exists, src, own)
+    return src, a & ~(exists & np.take_along_axis(a, src, axis=1))
+
+
+def _rows(x, sel, B):
+    """The rows ``sel`` of a per-thread value (as it is when it is the same in every block)."""
+    return x[sel] if np.ndim(x) == 2 and np.shape(x)[0] == B and B > 1 else x
+
+
+def shfl_plan(blk, m, kind, arg, uv, ua, where):
+    """What the compiled shuffle does, worked out before it runs: ``(plain, arg, source, u)``.
+
+    ``plain``: no lane can read an undefined value (every source takes part and ``value`` and
+    ``arg`` are defined): the shuffle runs as written, ``arg`` as given. Else ``source`` is the
+    source lane of every thread, with the lanes whose source does not take part reading their
+    own value instead (what they get does not matter: it is undefined, and ``u`` says so),
+    and ``u`` is the result's shadow: those lanes, the lanes whose ``arg`` is undefined, and the
+    shadow of ``value`` at the lane each one reads.
+
+    The search costs nothing where every lane of whole warps runs (``mask`` None, or all of
+    it) and looks only at the blocks with a lane that does not run (the last, partial block
+    after ``if i >= n: return``)."""
+    T, B = blk.nthreads, blk.nblocks
+    plain = (True, arg, None, False)
+    if uv is False and ua is False:
+        if m is None and T % 32 == 0:
+            return plain
+        lanes = getattr(m, "lanes", None)
+        if lanes is not None and lanes.all and T % 32 == 0:
+            return plain
+        per_block = np.ndim(arg) == 2 and np.shape(arg)[0] > 1
+        one = None if lanes is None or per_block else lanes.one  # a branch's mask knows when its blocks agree
+        a, look = (np.asarray(one, bool), arg) if one is not None else (_active(blk, m), arg)
+        if not per_block and (a.shape[0] == 1 or a.strides[0] == 0):
+            a = a[:1]  # the same lanes and sources in every block: look at one
+        if T % 32 == 0:  # only a warp with some lanes running and some not can read a missing one
+            w = a.reshape(a.shape[0], T // 32, 32)
+            part = (w.any(axis=2) & ~w.all(axis=2)).any(axis=1)
+            if not part.any():
+                return plain
+            if a.shape[0] > 1:
+                a, look = a[part], _rows(arg, part, B)
+        _, bad = _sources(blk, kind, look, a)
+        if not bad.any():
+            return plain
+    a = _active(blk, m)
+    src, bad = _sources(blk, kind, arg, a)
+    own = np.arange(T)[None, :]
+    src = np.where(bad, own, src)
+    u = np.where(bad, np.int32(where), np.int32(0))
+    if uv is not False:
+        moved = np.take_along_axis(_full(uv, B, T), src, axis=1)
+        u = np.where(u != 0, u, moved)
+    if ua is not False:
+        u = np.where(u != 0, u, np.where(a, _full(ua, B, T), 0))
+    u = u.astype(np.int32)
+    if not u.any():
+        return plain
+    return (False, arg, (src % 32).astype(np.int64), u)
+
+
+_USES = {
+    "store": "stored to memory", "index": "used as an index", "branch": "branched on",
+    "atomic": "given to an atomic", "print": "printed", "call": "passed to a device function",
+    "assert": "asserted",
+}
+
+
+def u_check(blk, m, value, u, use: str, text: str):
+    """``value`` (returned as it is) after checking that no active lane of ``m`` holds an
+    undefined one in shadow ``u`` for this ``use``: else the error, at the caller's line."""
+    if u is False:
+        return value
+    B, T = blk.nblocks, blk.nthreads
+    bad = np.where(_active(blk, m), _full(u, B, T), 0)
+    if not bad.any():
+        return value
+    b, t = (int(x[0]) for x in np.nonzero(bad))
+    filename, line, source, instruction = ORIGINS[int(bad[b, t]) - 1]
+    block = blk._geo.block(blk.first + b) if hasattr(blk, "_geo") else blk._block
+    thread = (t % blk.bdx, t // blk.bdx % blk.bdy, t // (blk.bdx * blk.bdy))
+    lanes = int(np.count_nonzero(bad[b]))
+    fmt = lambda x: "(" + ",".join(str(int(k)) for k in x) + ")"  # noqa: E731
+    raise UndefinedValueError(
+        f"Undefined value {_USES.get(use, use)} at {_where(2)}\n"
+        f"    by thread {fmt(thread)} in block {fmt(block)} ({lanes} thread{'s' if lanes != 1 else ''} of the block): "
+        f"{text} is undefined there\n"
+        f"    made at line {line} ({source}): {instruction} read a lane that does not take part "
+        f"(inactive, exited, or past the end of the block)\n"
+        f"    on a GPU that value is undefined (PTX ISA, shfl: results are undefined if an active thread "
+        f"sources a register from an inactive thread); an undefined value is harmless until it is stored, "
+        f"used as an index or address, or branched on: read only lanes that take part, or leave the value "
+        f"unused in the lanes that read one"
+    ).at(thread=thread, block=tuple(int(k) for k in block))
+
+
+#: the shadow a device function's ``return`` hands its caller (set just before it returns)
+_RETURNED = [False]
+
+
+def u_put(value, u):
+    """A device function returns ``value`` whose shadow is ``u``."""
+    _RETURNED[0] = u
+    return value
+
+
+def u_take(holder: list, value):
+    """Right after a device function returned ``value``: its shadow into ``holder[0]``."""
+    holder[0] = _RETURNED[0]
+    _RETURNED[0] = False
+    return value

@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from .. import diagnostics
+from .. import diagnostics, warp_ops
 from ..counters import Counters
 from ..diagnostics import Site
 from .memory import WARP, MemoryInstructions, Shared
@@ -194,7 +194,7 @@ class Block(MemoryInstructions):
                 sources[t] = t - t % WARP + src
         bad = [t for t, u in sources.items() if u >= self.nthreads or not active[u]]
         if bad:
-            raise diagnostics.inactive_source(name, site, self._block, bad, [sources[t] for t in bad])
+            raise warp_ops.undefined_source(name, site, self._block, bad, [sources[t] for t in bad])
         out = v.copy()[None]
         c = self._counters(site)
         for _, lanes in self._warps(active):

@@ -1,0 +1,420 @@
+"""CuPy's interface to CUDA C: ``RawModule``, ``RawKernel``, and the kernels they hold.
+
+``RawModule(code=…)`` (or ``path=…``) preprocesses and parses the file once; each kernel is
+lowered and compiled when ``get_function`` first asks for it, so a kernel that uses a
+construct outside the subset is refused there (naming its C line and column) while the
+other kernels of the file still load. ``kernel(grid, block, args, shared_mem=0)`` checks
+the arguments against the C signature and runs the launch on the engine, returning its
+``Stats``; every counter, race record and sanitizer message names the ``.cu`` file's lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import linecache
+import re
+
+import numpy as np
+
+from ... import model, reference
+from ...diagnostics import TOOLS
+from ...devices import H100
+from ..analysis import CompileError, Source
+from ..kernel import DeviceFunction, Kernel
+from . import arith
+from .lower import C_NAMES, NAMESPACE, SCALAR_TYPES, CType, Lowering, scan, text
+from .parse import parse
+from .preprocess import preprocess
+
+_CACHE: dict[tuple, "Unit"] = {}
+
+
+class CSource(Source):
+    """A lowered C function: what ``analysis.Source`` gives the compiler for a Python one
+    (its tree with the ``.cu`` file's lines, its namespace, its file name), with C's arithmetic."""
+
+    rules = arith.C
+
+    def __init__(self, name: str, tree: ast.FunctionDef, namespace: dict, filename: str):
+        self.func = None
+        self.name = name
+        self.tree = tree
+        self.namespace = namespace
+        self.filename = filename
+        self.closure = set()
+
+
+class CDeviceFunction(DeviceFunction):
+    """A ``__device__`` function (one template instance) as the compiler calls it."""
+
+    def __init__(self, source: CSource, lowering: Lowering, pyname: str):
+        self.py_func = None
+        self.__name__ = source.name
+        self.__doc__ = None
+        self._source = source
+        self._specs = {}
+        self.lowering = lowering
+        self.pyname = pyname
+
+
+class CKernel(Kernel):
+    """A ``__global__`` function as the engine runs it (``simtdocs.launch`` accepts it)."""
+
+    def __init__(self, source: CSource, tools=TOOLS, device=H100):
+        self.py_func = None
+        self.arg_types = None
+        self.__name__ = source.name
+        self.__qualname__ = source.name
+        self.__doc__ = None
+        self.__module__ = __name__
+        self._source = source
+        self._specs = {}
+        self._last_signature = None
+        self.last_stats = None
+        self.tools = tools
+        self.device = device
+
+    def _arguments(self, args) -> tuple:
+        return tuple(args)  # checked against the C signature by Function.__call__
+
+
+class Unit:
+    """One preprocessed, parsed ``.cu`` text: its functions, lowered on demand."""
+
+    def __init__(self, code: str, filename: str, options=()):
+        self.filename = filename
+        self.code = code
+        lines = code.splitlines(keepends=True)
+        linecache.cache[filename] = (len(code), None, lines, filename)
+        self.text = preprocess(code, filename, options)
+        self.tree = parse(self.text)
+        self.functions = scan(self.tree.root_node)
+        self.namespace = dict(NAMESPACE)
+        #: ``__constant__`` and ``__device__`` arrays: name -> (C type, python name); the arrays live in the namespace
+        self.globals: dict[str, tuple] = {}
+        self._declare_globals()
+        self._instances: dict[tuple, object] = {}
+        self._busy: set = set()
+
+    def _declare_globals(self):
+        from ..types import DeviceArray
+        from .lower import FunctionInfo
+        for node in self.tree.root_node.children:
+            if node.type != "declaration":
+                continue
+            info = FunctionInfo(node, "global-variable", "(file scope)")
+            low = Lowering(self, info)
+            quals = low.qualifiers(node)
+            space = "const" if "__constant__" in quals else "global" if "__device__" in quals or "__managed__" in quals else None
+            if space is None:
+                continue
+            dt = low.base_type(node)
+            for d in node.children_by_field_name("declarator"):
+                if d.type == "init_declarator":
+                    raise low.unsupported(d, "an initialised __constant__/__device__ variable (fill it with get_global)")
+                dims = []
+                while d.type == "array_declarator":
+                    dims.insert(0, low.const_int(d.child_by_field_name("size")))
+                    d = d.child_by_field_name("declarator")
+                if d.type != "identifier":
+                    raise low.unsupported(d, "this file-scope declaration")
+                name = text(d)
+                shape = tuple(dims) or (1,)
+                array = np.zeros(shape, dt)
+                if space == "global":
+                    array = array.view(DeviceArray)
+                pyname = f"_Cglobal_{name}"
+                self.namespace[pyname] = array
+                self.globals[name] = (CType("array", dt, list(shape), space), pyname, not dims)
+
+    def line(self, lineno: int) -> str:
+        return linecache.getline(self.filename, lineno).strip()
+
+    # -- instances ------------------------------------------------------------------------------
+
+    def _pick(self, name, kind_ok, node=None):
+        infos = [f for f in self.functions.get(name, []) if kind_ok(f.kind)]
+        return infos
+
+    def instance(self, name: str, targs: dict, want: str):
+        """The lowered function ``name`` for template arguments ``targs``: a CKernel or a CDeviceFunction."""
+        infos = self.functions.get(name, [])
+        infos = [f for f in infos if (f.kind == "global") == (want == "global")]
+        if not infos:
+            return None
+        info = infos[0]
+        key = (name, tuple(sorted((k, str(v)) for k, v in targs.items())), want)
+        if key in self._instances:
+            return self._instances[key]
+        if key in self._busy:
+            raise CompileError(f"{self.filename}: {name} calls itself: recursion is not supported in a kernel")
+        self._busy.add(key)
+        try:
+            low = Lowering(self, info, targs)
+            suffix = "".join("_" + re.sub(r"\W", "_", str(v)) for v in targs.values())
+            low.pyname = (name + ("__" + suffix.strip("_") if suffix else ""))
+            tree = low.function()
+            tree.name = low.pyname
+            source = CSource(name if not targs else low.pyname, tree, self.namespace, self.filename)
+            if want == "global":
+                obj = CKernel(source)
+                obj.lowering = low
+            else:
+                obj = CDeviceFunction(source, low, f"_Cdev_{low.pyname}")
+                self.namespace[obj.pyname] = obj
+        finally:
+            self._busy.discard(key)
+        self._instances[key] = obj
+        return obj
+
+    def template_args(self, info, values: list, node=None) -> dict:
+        params = info.template
+        if params is None:
+            if values:
+                raise CompileError(f"{info.name} is not a template")
+            return {}
+        names = []
+        for p in params.named_children:
+            if p.type == "type_parameter_declaration":
+                names.append(("type", text(p.named_children[-1])))
+            elif p.type == "parameter_declaration":
+                names.append(("value", text(p.child_by_field_name("declarator"))))
+            else:
+                raise CompileError(f"{info.name}: the template parameter `{text(p)}` is not supported")
+        if len(values) != len(names):
+            raise CompileError(f"{info.name} has {len(names)} template parameters, given {len(values)}")
+        out = {}
+        for (kind, n), v in zip(names, values):
+            if kind == "type":
+                if not isinstance(v, np.dtype):
+                    v = _type_name(str(v))
+                out[n] = v
+            else:
+                out[n] = int(v) if not isinstance(v, str) else _int_value(v)
+        return out
+
+    def device_function(self, name, targs_node, caller: Lowering, node):
+        infos = [f for f in self.functions.get(name, []) if f.kind == "device"]
+        if not infos:
+            return None
+        info = infos[0]
+        values = []
+        if targs_node is not None:
+            for a in targs_node.named_children:
+                if a.type == "type_descriptor":
+                    values.append(caller.base_type(a, a.child_by_field_name("type") or a.named_children[0]))
+                else:
+                    values.append(caller.const_int(a))
+        elif info.template is not None:
+            values = self._deduce(info, caller, node)
+        try:
+            targs = self.template_args(info, values)
+        except CompileError as e:
+            raise caller.error(node, str(e)) from None
+        return self.instance(name, targs, "device")
+
+    def _deduce(self, info, caller, node):
+        """Template arguments from the call's argument types (``warpReduce(v)`` with a ``T v``)."""
+        fn = info.node
+        decl = fn.child_by_field_name("declarator")
+        while decl.type != "function_declarator":
+            decl = decl.child_by_field_name("declarator")
+        params = decl.child_by_field_name("parameters").named_children
+        args = [a for a in node.child_by_field_name("arguments").named_children if a.type != "comment"]
+        found = {}
+        for p, a in zip(params, args):
+            tname = " ".join(text(p.child_by_field_name("type")).split())
+            is_ptr = p.child_by_field_name("declarator") is not None and p.child_by_field_name("declarator").type == "pointer_declarator"
+            if is_ptr:
+                base, _ = caller.pointer_value(a)
+                found.setdefault(tname, caller.vars[base].dtype)
+            else:
+                t = caller.static_type(a)
+                if t is not None:
+                    found.setdefault(tname, t)
+        values = []
+        for p in info.template.named_children:
+            if p.type == "type_parameter_declaration":
+                n = text(p.named_children[-1])
+                if n not in found:
+                    raise caller.error(node, f"cannot deduce the template argument {n} of {info.name}; write {info.name}<...>(...)")
+                values.append(found[n])
+            else:
+                raise caller.error(node, f"write the template arguments of {info.name} explicitly ({info.name}<...>(...))")
+        return values
+
+
+def _type_name(s: str) -> np.dtype:
+    s = " ".join(s.replace("const", "").split())
+    if s in SCALAR_TYPES:
+        return np.dtype(SCALAR_TYPES[s])
+    raise CompileError(f"the template argument type `{s}` is not supported")
+
+
+def _int_value(s: str) -> int:
+    s = s.strip().rstrip("uUlL")
+    if s in ("true", "false"):
+        return int(s == "true")
+    return int(s, 0)
+
+
+def _split_args(s: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+class Function:
+    """A kernel of a module, called as CuPy calls one: ``kernel(grid, block, args, shared_mem=0)``.
+
+    ``args``: numpy arrays for pointers (of the pointer's element type exactly) and numpy
+    scalars of the parameter's C type (``np.int32(n)`` for an ``int``). Returns the launch's
+    ``Stats`` (also ``last_stats``). ``max_dynamic_shared_size_bytes``: raise it to launch
+    with more than 48 KB of dynamic shared memory, as ``cudaFuncSetAttribute`` does.
+    """
+
+    def __init__(self, kernel: CKernel, name: str):
+        self.kernel = kernel
+        self.name = name
+        self.__name__ = kernel.__name__
+        self.params = kernel.lowering.params
+        self.max_dynamic_shared_size_bytes = 0
+        self.last_stats = None
+        # compile now: a refusal names its line at get_function, before anything runs
+        self.kernel.specialize(tuple("array" if t.kind == "ptr" else "value" for _, t in self.params))
+
+    def check(self, args) -> tuple:
+        if not isinstance(args, (tuple, list)):
+            raise TypeError(f"{self.name}: args must be a tuple of the kernel's arguments")
+        if len(args) != len(self.params):
+            raise TypeError(f"{self.name} takes {len(self.params)} arguments ({self.signature()}), got {len(args)}")
+        for a, (cname, t) in zip(args, self.params):
+            if t.kind == "ptr":
+                if not isinstance(a, np.ndarray):
+                    raise TypeError(f"{self.name}: parameter {cname} is a {t.c()}: pass a numpy array of "
+                                    f"{np.dtype(t.dtype).name}, not {type(a).__name__}")
+                if a.dtype != t.dtype:
+                    raise TypeError(f"{self.name}: parameter {cname} is a {t.c()}, given an array of {a.dtype}: "
+                                    f"convert it (a.astype(np.{t.dtype.name})) or reinterpret its bytes "
+                                    f"(a.view(np.{t.dtype.name}))")
+            else:
+                want = C_NAMES.get(t.dtype, str(t.dtype))
+                fix = f"np.{t.dtype.name}({cname})"
+                if isinstance(a, np.generic):
+                    if a.dtype != t.dtype:
+                        raise TypeError(f"{self.name}: parameter {cname} is {want}, given a numpy {a.dtype}: "
+                                        f"pass {fix}")
+                elif isinstance(a, (bool, int, float)):
+                    what = "a Python int (CuPy passes it as a 64-bit long long)" if isinstance(a, int) and not \
+                        isinstance(a, bool) else f"a Python {type(a).__name__}"
+                    raise TypeError(f"{self.name}: parameter {cname} is {want}, given {what}: pass {fix}")
+                else:
+                    raise TypeError(f"{self.name}: parameter {cname} is {want}, given {type(a).__name__}: pass {fix}")
+        return tuple(args)
+
+    def signature(self) -> str:
+        return ", ".join(f"{t.c()} {n}" for n, t in self.params)
+
+    def __call__(self, grid, block=None, args=None, *more, shared_mem: int = 0, **options):
+        if isinstance(grid, (model.Block, reference.Block)):  # run by simtdocs.launch(kernel, …)
+            return self.kernel(grid, block, *([] if args is None else [args]), *more)
+        if more or block is None or args is None:
+            raise TypeError(f"call a kernel as {self.name}(grid, block, args, shared_mem=0)")
+        args = self.check(args)
+        limit = self.max_dynamic_shared_size_bytes or None
+        try:
+            stats = self.kernel.launch(grid, block, args, shared_bytes=int(shared_mem),
+                                       max_dynamic_shared_bytes=limit, **options)
+        except model.LaunchError as e:
+            if "48 KB" in str(e):
+                raise model.LaunchError(f"{self.name}: {e} (here: set {self.__name__}.max_dynamic_shared_size_bytes = N "
+                                        f"first, as CuPy's RawKernel attribute does)") from None
+            raise
+        self.last_stats = stats
+        return stats
+
+    def as_masks(self) -> str:
+        return self.kernel.as_masks()
+
+    def __repr__(self) -> str:
+        return f"<simtdocs.cuda RawKernel {self.name}({self.signature()})>"
+
+
+class RawModule:
+    """CuPy's ``RawModule(code=None, path=None, options=(), name_expressions=None)``."""
+
+    def __init__(self, code: str | None = None, path: str | None = None, options=(), backend="nvrtc",
+                 translate_cucomplex=False, *, enable_cooperative_groups=False, name_expressions=None, jitify=False):
+        if (code is None) == (path is None):
+            raise TypeError("RawModule needs exactly one of code= and path=")
+        if path is not None:
+            with open(path) as f:
+                code = f.read()
+            filename = str(path)
+        else:
+            digest = hashlib.sha1(code.encode()).hexdigest()[:10]
+            filename = f"<cuda {digest}>.cu"
+        key = (code, tuple(options), filename)
+        unit = _CACHE.get(key)
+        if unit is None:
+            unit = Unit(code, filename, options)
+            if not unit.globals:  # compiled kernels are shared by modules of the same text; variables are not
+                _CACHE[key] = unit
+        self.unit = unit
+        self.options = tuple(options)
+        self._functions: dict[str, Function] = {}
+        for expr in name_expressions or ():
+            self.get_function(expr)
+
+    def get_function(self, name: str) -> Function:
+        """A kernel by its name, or a template instance by its C++ name (``"reduce4<float,256>"``)."""
+        if name in self._functions:
+            return self._functions[name]
+        m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*(?:<(.*)>)?\s*", name)
+        if not m:
+            raise CompileError(f"{name!r} is not a kernel name")
+        base, targs = m.group(1), m.group(2)
+        infos = [f for f in self.unit.functions.get(base, []) if f.kind == "global"]
+        if not infos:
+            known = sorted(n for n, fs in self.unit.functions.items() if any(f.kind == "global" for f in fs))
+            raise CompileError(f"no __global__ function {base!r} in {self.unit.filename} (its kernels: {', '.join(known)})")
+        values = _split_args(targs) if targs else []
+        if infos[0].template is not None and not values:
+            raise CompileError(f"{base} is a template: name an instance, e.g. \"{base}<float,256>\" "
+                               f"(name_expressions, as CuPy requires)")
+        targ = self.unit.template_args(infos[0], values)
+        kernel = self.unit.instance(base, targ, "global")
+        fn = self._functions[name] = Function(kernel, name)
+        return fn
+
+    def get_global(self, name: str) -> np.ndarray:
+        """A ``__constant__`` or ``__device__`` variable as a writable numpy array (CuPy returns a
+        memory pointer; write into this array where host code would call ``cudaMemcpyToSymbol``).
+        A scalar is an array of one element."""
+        if name not in self.unit.globals:
+            raise CompileError(f"no __constant__ or __device__ variable {name!r} in {self.unit.filename}")
+        return self.unit.namespace[self.unit.globals[name][1]]
+
+
+class RawKernel(Function):
+    """CuPy's ``RawKernel(code, name, options=())``: one kernel of a C source."""
+
+    def __init__(self, code: str, name: str, options=(), backend="nvrtc", translate_cucomplex=False, *,
+                 enable_cooperative_groups=False, jitify=False):
+        module = RawModule(code=code, options=options)
+        fn = module.get_function(name)
+        self.__dict__.update(fn.__dict__)
+        self.module = module
+        self.code = code

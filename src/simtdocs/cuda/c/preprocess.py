@@ -1,0 +1,127 @@
+"""The C preprocessor, by pcpp: ``-D``/``-U``/``-I`` options, ``#define``, ``#if``/``#ifdef``.
+
+The usual CUDA headers (``cuda_runtime.h``, ``cooperative_groups.h``, ``stdio.h`` …) are
+known: their names (``threadIdx``, ``__syncthreads`` …) are the front end's built-ins, so
+an ``#include`` of one adds nothing. Any other ``#include`` must be found through an
+``-I`` option, else it is an error naming the file. The output keeps the ``.cu`` file's
+line numbers: every line of the main file stands at its own line (pcpp's ``#line``
+directives are read back), so a message about line 12 quotes line 12 of the reader's file.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+
+from ..analysis import CompileError
+
+KNOWN_HEADERS = {
+    "cuda_runtime.h", "cuda.h", "cuda_runtime_api.h", "device_launch_parameters.h", "cooperative_groups.h",
+    "cooperative_groups/reduce.h", "cuda_fp16.h", "stdio.h", "stdlib.h", "string.h", "math.h", "assert.h",
+    "stdint.h", "cstdio", "cstdlib", "cmath", "cstring", "cstdint", "iostream", "vector", "algorithm",
+    "helper_cuda.h", "helper_functions.h", "device_functions.h", "math_constants.h", "float.h", "limits.h",
+    "climits", "cfloat", "time.h", "ctime", "chrono", "cassert", "sm_30_intrinsics.h", "cuda_profiler_api.h",
+}
+#: what the device preset defines (H100: compute capability 9.0)
+PREDEFINED = {"__CUDACC__": "1", "__NVCC__": "1", "__CUDA_ARCH__": "900", "INT_MAX": "2147483647",
+              "INT_MIN": "(-2147483647-1)", "UINT_MAX": "4294967295u", "FLT_MAX": "3.402823466e+38f",
+              "CUDART_INF_F": "(1.0f/0.0f)", "NULL": "0"}
+
+
+def options_of(options) -> tuple[dict, list, list]:
+    """``("-DN=4", "-I", "dir", "--std=c++17")`` -> defines, undefines, include dirs (others ignored)."""
+    defines, undef, incs = {}, [], []
+    opts = list(options or ())
+    k = 0
+    while k < len(opts):
+        o = str(opts[k])
+        if o in ("-D", "-U", "-I", "--define-macro", "--include-path") and k + 1 < len(opts):
+            o, k = o[:2] if o.startswith("-") and len(o) == 2 else {"--define-macro": "-D", "--include-path": "-I"}[o], k + 1
+            o += str(opts[k])
+        if o.startswith("-D"):
+            name, _, value = o[2:].partition("=")
+            defines[name] = value if _ else "1"
+        elif o.startswith("-U"):
+            undef.append(o[2:])
+        elif o.startswith("-I"):
+            incs.append(o[2:])
+        k += 1
+    return defines, undef, incs
+
+
+def preprocess(code: str, filename: str, options=()) -> str:
+    """The preprocessed text, each line of the main file at its own line number."""
+    import pcpp
+    from pcpp import Action, OutputDirective
+
+    defines, undef, incs = options_of(options)
+
+    class P(pcpp.Preprocessor):
+        def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):
+            if includepath in KNOWN_HEADERS or includepath.startswith("cuda") or includepath.startswith("thrust/") \
+                    or is_system_include:  # <...>: the C and C++ libraries and the system's: host code's
+                raise OutputDirective(Action.IgnoreAndRemove)
+            raise CompileError(f"{filename}: #include {includepath!r}: file not found (the CUDA headers the front end "
+                               f"knows are built in; add an -I option for your own)")
+
+        def on_error(self, file, line, msg):
+            raise CompileError(f"{filename} (line {line}): preprocessor: {msg}")
+
+        def on_unknown_macro_in_defined_expr(self, tok):
+            return False
+
+        def on_unknown_macro_in_expr(self, ident):
+            return 0
+
+    p = P()
+    p.line_directive = "#line"
+    for name, value in {**PREDEFINED, **defines}.items():
+        if name not in undef:
+            p.define(f"{name} {value}")
+    for d in incs:
+        p.add_path(d)
+    p.parse(code, filename)
+    out = io.StringIO()
+    p.write(out)
+    return _relayout(out.getvalue(), filename, code.count("\n") + 1)
+
+
+_LINE = re.compile(r'^#line (\d+)(?: "([^"]*)")?\s*$')
+
+
+def _relayout(text: str, filename: str, n: int) -> str:
+    lines = [""] * n
+    cur, name = 1, filename
+    last = 0  # the main file's line before an included file's text: the #include's own line
+    for raw in text.split("\n"):
+        m = _LINE.match(raw)
+        if m:
+            cur, name = int(m.group(1)), m.group(2) or name
+            continue
+        if os.path.basename(name) == os.path.basename(filename):
+            k = min(max(cur, 1), len(lines)) - 1
+            if raw.strip():
+                lines[k] = (lines[k] + " " + raw) if lines[k] else raw
+            last = k
+        else:
+            # an -I header's text goes on the line of its #include, so that the file's own lines stay in place
+            code = _strip_comment(raw)
+            if code.strip() and not code.lstrip().startswith("#"):
+                lines[last] = (lines[last] + " " + code.strip()) if lines[last] else code.strip()
+        cur += 1
+    return _cg_types("\n".join(lines))
+
+
+_TILE = re.compile(r"\b(?:(?:cg|cooperative_groups)\s*::\s*)?thread_block_tile\s*<\s*(\d+)\s*>")
+
+
+def _cg_types(text: str) -> str:
+    """``cg::thread_block_tile<32>`` as one type name of the same length (``__cgtile32``):
+    tree-sitter, which does not know the template, would read ``a < 32 > b`` (columns kept)."""
+    return _TILE.sub(lambda m: f"__cgtile{m.group(1)}".ljust(len(m.group(0))), text)
+
+
+def _strip_comment(line: str) -> str:
+    k = line.find("//")
+    return line if k < 0 else line[:k]

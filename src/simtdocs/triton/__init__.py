@@ -1,0 +1,183 @@
+"""Triton kernels on paper: ``from simtdocs import triton``, ``from simtdocs.triton import language as tl``.
+
+``@triton.jit`` functions run as block programs on the engine: ``kernel[grid](*args, BLOCK=…,
+num_warps=4)`` launches one block of ``num_warps * 32`` threads per program instance and
+returns the launch's ``Stats``. The layout and what is counted are stated in
+``simtdocs.triton.language``. Tensors are numpy arrays or anything with ``__array__`` or
+DLPack (torch CPU tensors); results are written back into them.
+
+Program instances run one per pass (``blocks_per_pass=1``): Python control flow on
+program ids and loaded values (``if pid == 0``, loops whose bounds differ per program)
+then works as in Triton's interpreter. Batching programs into one pass is not done yet.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from .. import model
+from ..devices import H100
+from . import language
+from .language import TritonError, cdiv, next_power_of_2  # noqa: F401
+
+__all__ = ["Config", "JITFunction", "autotune", "cdiv", "heuristics", "jit", "language", "next_power_of_2"]
+
+
+def _as_array(a):
+    if isinstance(a, np.ndarray):
+        return a
+    if hasattr(a, "__dlpack__") and not hasattr(a, "__array__"):
+        return np.from_dlpack(a)
+    if hasattr(a, "__dlpack__"):
+        try:
+            return np.from_dlpack(a)
+        except (TypeError, RuntimeError, BufferError):
+            pass
+    if hasattr(a, "__array__"):
+        return np.asarray(a)
+    return None
+
+
+class JITFunction:
+    def __init__(self, fn, do_not_specialize=(), **_):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self.signature = inspect.signature(fn)
+        self.arg_names = list(self.signature.parameters)
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args, **kwargs):  # a @jit function called from a kernel
+        return self.fn(*args, **kwargs)
+
+    def __getitem__(self, grid):
+        return lambda *args, **kw: self.run(*args, grid=grid, **kw)
+
+    def run(self, *args, grid, num_warps=4, num_stages=3, device=H100, trace=None, tools=None, **kw):
+        bound_names = self.arg_names[:len(args)]
+        meta = dict(zip(bound_names, args))
+        for k in ("num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid", "stream"):
+            kw.pop(k, None)
+        meta.update(kw)
+        params = self.signature.parameters
+        for name, value in (("num_warps", num_warps), ("num_stages", num_stages)):
+            if name in params:  # a kernel may take them as constexpr parameters (the softmax tutorial)
+                meta.setdefault(name, value)
+        var_kw = next((n for n, p in params.items() if p.kind is inspect.Parameter.VAR_KEYWORD), None)
+        extra_meta = {k: v for k, v in meta.items() if k not in params}
+        if extra_meta and var_kw is None:
+            raise TypeError(f"{self.__name__}: unexpected argument(s) {', '.join(extra_meta)}")
+        params = {n: p for n, p in params.items() if p.kind is not inspect.Parameter.VAR_KEYWORD}
+        for name, p in params.items():
+            if name not in meta and p.default is not inspect.Parameter.empty:
+                meta[name] = p.default
+        missing = [n for n in params if n not in meta]
+        if missing:
+            raise TypeError(f"{self.__name__}: missing argument(s) {', '.join(missing)}")
+        g = grid(meta) if callable(grid) else grid
+        g = tuple(int(x) for x in (g if isinstance(g, (tuple, list)) else (g,)))
+        g = g + (1,) * (3 - len(g))
+        # array arguments: flat views the engine reads and writes
+        arrays, names = [], []
+        for name in params:
+            arr = _as_array(meta[name]) if not isinstance(meta[name], (int, float, bool, str, type(None))) else None
+            if arr is not None:
+                if not arr.flags.c_contiguous:
+                    raise NotImplementedError(f"{self.__name__}: argument {name!r} is not contiguous; "
+                                              "pass a contiguous array (views with strides are not supported yet)")
+                arrays.append(arr.reshape(-1))
+                names.append(name)
+        fn = self.fn
+        grid3 = g
+
+        def kernel(blk, *flat):
+            total = blk.first  # one program per pass: its linear program id
+            pid = (total % grid3[0], (total // grid3[0]) % grid3[1], total // (grid3[0] * grid3[1]))
+            language._ctx.blk, language._ctx.pid, language._ctx.grid = blk, pid, grid3
+            call = {}
+            by = dict(zip(names, flat))
+            for name in params:
+                v = meta[name]
+                ann = params[name].annotation
+                is_const = ann is language.constexpr or (isinstance(ann, str) and "constexpr" in ann)
+                if name in by:
+                    call[name] = language.pointer(by[name], 0)
+                elif is_const or not isinstance(v, (int, float, bool, np.integer, np.floating)) or isinstance(v, bool):
+                    call[name] = v
+                elif isinstance(v, (int, np.integer)):
+                    call[name] = language.tensor(np.int32(v) if -2**31 <= v < 2**31 else np.int64(v))
+                else:
+                    call[name] = language.tensor(np.float32(v))
+            call.update(extra_meta)
+            try:
+                fn(**call)
+            finally:
+                language._ctx.blk = None
+
+        kernel.__name__ = self.__name__
+        extra = {} if tools is None else {"tools": tools}
+        return model.launch(kernel, g, int(num_warps) * 32, args=tuple(arrays), device=device,
+                            blocks_per_pass=1, trace=trace, **extra)
+
+
+def jit(fn=None, **kw):
+    if fn is None:
+        return lambda f: JITFunction(f, **kw)
+    return JITFunction(fn, **kw)
+
+
+class Config:
+    def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, pre_hook=None, **_):
+        self.kwargs = dict(kwargs)
+        self.num_warps, self.num_stages = num_warps, num_stages
+        self.pre_hook = pre_hook
+
+    def all_kwargs(self):
+        return {**self.kwargs, "num_warps": self.num_warps, "num_stages": self.num_stages}
+
+
+class Autotuned:
+    """``@triton.autotune``: runs the first config, or ``config=i`` (an index or a Config)."""
+
+    def __init__(self, fn, configs, **_):
+        self.fn, self.configs = fn, list(configs)
+        self.__name__ = getattr(fn, "__name__", "kernel")
+
+    def __getitem__(self, grid):
+        def run(*args, config=0, **kw):
+            c = config if isinstance(config, Config) else self.configs[config]
+            return self.fn[grid](*args, **{**c.all_kwargs(), **kw})
+        return run
+
+    def __call__(self, *a, **k):
+        return self.fn(*a, **k)
+
+
+def autotune(configs, key=(), **kw):
+    return lambda fn: Autotuned(fn, configs, **kw)
+
+
+class Heuristics:
+    def __init__(self, fn, values):
+        self.fn, self.values = fn, values
+        self.__name__ = getattr(fn, "__name__", "kernel")
+
+    def __getitem__(self, grid):
+        def run(*args, **kw):
+            inner = self.fn.fn if isinstance(self.fn, JITFunction) else None
+            names = list(inspect.signature(inner).parameters) if inner else []
+            meta = {**dict(zip(names, args)), **kw}
+            for k, f in self.values.items():
+                kw.setdefault(k, f(meta))
+            return self.fn[grid](*args, **kw)
+        return run
+
+    def __call__(self, *a, **k):
+        return self.fn(*a, **k)
+
+
+def heuristics(values):
+    return lambda fn: Heuristics(fn, values)

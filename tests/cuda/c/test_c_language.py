@@ -1,0 +1,207 @@
+"""C's rules, hand-derived, and the C the front end reads: templates, pointers, scopes,
+loops, the preprocessor, host code; the argument checks and the refusals, at their lines."""
+
+import numpy as np
+import pytest
+
+from simtdocs.cuda import CompileError, RawKernel, RawModule
+from simtdocs.model import LaunchError
+
+RULES = r"""
+#include <climits>
+__global__ void rules(int *o, unsigned *u, float *f, double *d, const char *c, float x) {
+    o[0] = -7 / 2;
+    o[1] = -7 % 2;
+    int big = INT_MAX;
+    o[2] = big + 1;
+    o[3] = (-1 < 0u) ? 1 : 0;
+    char a = c[0], b = c[1];
+    o[4] = a + b;
+    int m = -7;
+    o[5] = m / 2;
+    o[6] = m % 2;
+    o[7] = m >> 1;
+    u[0] = 0u - 1u;
+    u[1] = (unsigned)m / 2u;
+    f[0] = x * 0.5f;
+    d[0] = x * 0.1;
+    d[1] = x * 0.1f;
+    o[8] = sizeof(double);
+    long long w = (long long)big * 2;
+    d[2] = (double)w;
+    unsigned int t = threadIdx.x;
+    o[9] = t - 1u > 5u;
+}
+"""
+
+
+def test_c_arithmetic_rules():
+    o, u = np.zeros(10, np.int32), np.zeros(2, np.uint32)
+    f, d = np.zeros(1, np.float32), np.zeros(3, np.float64)
+    RawKernel(RULES, "rules")(1, 1, (o, u, f, d, np.array([100, 100], np.int8), np.float32(3.0)))
+    assert list(o[:8]) == [-3, -1, -2**31, 0, 200, -3, -1, -4]  # truncation, wrap, unsigned compare, promotion
+    assert o[8] == 8 and o[9] == 1  # 0u - 1u is UINT_MAX: greater than 5u
+    assert list(u) == [2**32 - 1, (2**32 - 7) // 2]
+    assert f[0] == 1.5
+    assert d[0] == np.float64(np.float32(3.0)) * 0.1  # x * 0.1 in double
+    assert d[1] == np.float64(np.float32(3.0) * np.float32(0.1))  # x * 0.1f in float
+    assert d[2] == 2.0 * (2**31 - 1)
+
+
+FEATURES = r"""
+#include <cuda_runtime.h>
+#include <stdio.h>
+#ifndef SCALE
+#define SCALE 1
+#endif
+
+__device__ float dot3(const float *p, const float *q) {
+    return p[0] * q[0] + p[1] * q[1] + p[2] * q[2];
+}
+
+template <typename T, unsigned int blockSize>
+__global__ void reduce4(const T *g_idata, T *g_odata, unsigned int n) {
+    extern __shared__ float sdata[];
+    unsigned int tid = threadIdx.x;
+    unsigned int i = blockIdx.x * (blockSize * 2) + threadIdx.x;
+    T mySum = (i < n) ? g_idata[i] : 0;
+    if (i + blockSize < n) mySum += g_idata[i + blockSize];
+    sdata[tid] = mySum;
+    __syncthreads();
+    for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (tid < s) {
+            sdata[tid] = mySum = mySum + sdata[tid + s];
+        }
+        __syncthreads();
+    }
+    if (tid == 0) g_odata[blockIdx.x] = mySum;
+}
+
+__global__ void ptrs(float *a, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float *p = a + 3 * i;
+    out[i] = dot3(p, p) * SCALE;
+}
+
+__global__ void strided(const int *src, int *dst, int n) {
+    src += blockIdx.x * n;
+    dst += blockIdx.x * n;
+    for (int k = threadIdx.x; k < n; k += blockDim.x) dst[k] = src[k] * 2;
+}
+
+__global__ void loops(int *out) {
+    int t = threadIdx.x;
+    int acc = 0;
+    for (int k = 0; k < 10; k++) {
+        if ((k + t) % 3 == 0) continue;
+        int t = k * 2;
+        acc += t;
+    }
+    int j = 0;
+    do { j++; } while (j < t);
+    { int acc = 5; out[64 + t] = acc; }
+    out[t] = acc * 1000 + j;
+}
+
+__global__ void lambda_kernel(float *a) {
+    float v = a[0];
+    a[1] = v;
+    auto f = [](float x) { return x; };
+}
+
+int main() {
+    float *d;
+    cudaMalloc(&d, 400);
+    ptrs<<<1, 32>>>(d, d, 0);
+    cudaDeviceSynchronize();
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def features():
+    return RawModule(code=FEATURES, options=("-DSCALE=2",), name_expressions=("reduce4<float,128>",))
+
+
+def test_template_instance_with_dynamic_shared(features):
+    k = features.get_function("reduce4<float,128>")
+    x = np.random.default_rng(1).random(1000, dtype=np.float32)
+    o = np.zeros(4, np.float32)
+    k(4, 128, (x, o, np.uint32(1000)), shared_mem=128 * 4)
+    assert np.isclose(o.sum(), x.sum(), rtol=1e-5)
+    with pytest.raises(CompileError, match="template"):
+        features.get_function("reduce4")
+
+
+def test_pointer_arithmetic_and_device_function(features):
+    a = np.random.default_rng(2).random(300, dtype=np.float32)
+    out = np.zeros(100, np.float32)
+    features.get_function("ptrs")(4, 32, (a, out, np.int32(100)))  # -DSCALE=2 from the options
+    assert np.allclose(out, 2 * (a.reshape(100, 3) ** 2).sum(1))
+
+
+def test_moving_a_pointer_parameter(features):
+    src = np.arange(4 * 50, dtype=np.int32)[::-1].copy()
+    dst = np.zeros_like(src)
+    features.get_function("strided")(4, 32, (src, dst, np.int32(50)))
+    assert np.array_equal(dst, 2 * src)
+
+
+def test_loops_scopes_continue_do_while(features):
+    out = np.zeros(128, np.int32)
+    features.get_function("loops")(1, 64, (out,))
+    expected = []
+    for t in range(64):
+        acc = sum(2 * k for k in range(10) if (k + t) % 3 != 0)  # continue still runs k++
+        j = max(1, t)  # a do-while runs once
+        expected.append(acc * 1000 + j)
+    assert list(out[:64]) == expected and np.all(out[64:] == 5)
+
+
+def test_arguments_checked_against_the_signature(features):
+    k = features.get_function("reduce4<float,128>")
+    x, o = np.zeros(256, np.float32), np.zeros(1, np.float32)
+    with pytest.raises(TypeError, match=r"parameter n is unsigned int, given a Python int.*np\.uint32\(n\)"):
+        k(1, 128, (x, o, 256))
+    with pytest.raises(TypeError, match=r"parameter n is unsigned int, given a numpy int32: pass np\.uint32\(n\)"):
+        k(1, 128, (x, o, np.int32(256)))
+    with pytest.raises(TypeError, match=r"g_idata is a float \*, given an array of float64.*\.view\(np\.float32\)"):
+        k(1, 128, (x.astype(np.float64), o, np.uint32(256)))
+
+
+def test_dynamic_shared_memory_above_48_kb_needs_the_attribute(features):
+    k = RawModule(code=FEATURES).get_function("reduce4<float,128>")
+    x, o = np.zeros(256, np.float32), np.zeros(1, np.float32)
+    with pytest.raises(LaunchError, match="max_dynamic_shared_size_bytes"):
+        k(1, 128, (x, o, np.uint32(256)), shared_mem=64 * 1024)
+    k.max_dynamic_shared_size_bytes = 64 * 1024
+    k(1, 128, (x, o, np.uint32(256)), shared_mem=64 * 1024)
+
+
+def test_refusal_names_the_line_and_column_and_other_kernels_still_load(features):
+    line = 1 + FEATURES.split("\n").index("    auto f = [](float x) { return x; };")
+    with pytest.raises(CompileError, match=rf":{line}:14: lambda_kernel: a lambda is not supported.*line {line}: auto f"):
+        features.get_function("lambda_kernel")
+    features.get_function("ptrs")  # the same module's other kernels still load
+
+
+def test_unknown_include_and_unknown_kernel():
+    with pytest.raises(CompileError, match="#include 'mine.h': file not found"):
+        RawModule(code='#include "mine.h"\n__global__ void f(int *a) { a[0] = 1; }')
+    with pytest.raises(CompileError, match="no __global__ function 'nope'.*its kernels: f"):
+        RawModule(code='__global__ void f(int *a) { a[0] = 1; }').get_function("nope")
+
+
+def test_unsupported_expression_names_its_line():
+    code = "__global__ void f(int *a) {\n    int i = 0;\n    a[i++] = 1;\n}\n"
+    with pytest.raises(CompileError, match=r":3:7: f: `i\+\+` inside an expression"):
+        RawKernel(code, "f")
+
+
+def test_a_memcheck_error_quotes_the_c_line():
+    code = "__global__ void f(float *a, int n) {\n    int i = threadIdx.x;\n    a[i + n] = 1.0f;\n}\n"
+    k = RawKernel(code, "f")
+    with pytest.raises(Exception, match=r"a\[i \+ n\] = 1\.0f;"):
+        k(1, 32, (np.zeros(32, np.float32), np.int32(8)))
