@@ -23,6 +23,10 @@ settings.register_profile("ci", derandomize=True, database=None, print_blob=True
 settings.register_profile("random", print_blob=True)  # new examples every run (a local search)
 settings.load_profile(os.environ.get("SIMTDOCS_HYPOTHESIS_PROFILE", "ci"))
 
+# `make test` runs `--codeblocks tests docs` in one session: the Markdown files here are the
+# site tests' inputs (tests/site/probes), not pages whose blocks should run.
+collect_ignore_glob = ["*.md"]
+
 
 def pytest_configure(config):
     if not site_build.is_worker(config):
