@@ -53,14 +53,16 @@ I64, U64, F32, F64, BOOL = (np.dtype(t) for t in (np.int64, np.uint64, np.float3
 _TO_F32 = frozenset(np.dtype(t) for t in (np.int8, np.int16, np.uint8, np.bool_))
 
 
-def _dtype(v) -> np.dtype:
+def _dtype(v, small_int: np.dtype = I64) -> np.dtype:
+    """A value's dtype; a Python int is ``small_int`` when it fits 32 bits (numba: an int
+    literal, blockDim.x, warpsize are int64, int32 widened alike; C: ``int``), else int64."""
     dt = getattr(v, "dtype", None)
     if dt is not None:
         return dt
     if isinstance(v, (bool, np.bool_)):
         return BOOL
     if isinstance(v, int):
-        return I64  # an int literal, blockDim.x, warpsize: numba's int64 (int32 widened alike)
+        return small_int if -2**31 <= v < 2**31 else I64
     if isinstance(v, float):
         return F64
     return np.asarray(v).dtype

@@ -27,16 +27,8 @@ F16, F32, F64, BOOL = (np.dtype(t) for t in (np.float16, np.float32, np.float64,
 
 
 def dtype_of(v) -> np.dtype:
-    dt = getattr(v, "dtype", None)
-    if dt is not None:
-        return dt
-    if isinstance(v, (bool, np.bool_)):
-        return BOOL
-    if isinstance(v, int):
-        return I32 if -2**31 <= v < 2**31 else I64  # blockDim.x and friends: small ints
-    if isinstance(v, float):
-        return F64
-    return np.asarray(v).dtype
+    """A value's dtype; a Python int (blockDim.x and friends) is an ``int`` when it fits."""
+    return ar._dtype(v, I32)
 
 
 def promote(t: np.dtype) -> np.dtype:
@@ -92,22 +84,12 @@ def _truncdiv(a, b):
 
 
 def _truncmod(a, b):
-    if a.dtype.kind == "f":
-        return np.fmod(a, b)
-    return np.fmod(a, b)
+    return np.fmod(a, b)  # the sign of the dividend, floats and integers alike
 
 
 def _shift(f):
     def op(a, b):
         t = promote(dtype_of(a))
-        return f(_as(a, t), _as(b, t))
-    op.__name__ = f.__name__
-    return op
-
-
-def _compare(f):
-    def op(a, b):
-        t = common(dtype_of(a), dtype_of(b))
         return f(_as(a, t), _as(b, t))
     op.__name__ = f.__name__
     return op
@@ -137,8 +119,8 @@ BINOPS = {
     ast.Div: _binary(_truncdiv), ast.FloorDiv: _binary(_truncdiv), ast.Mod: _binary(_truncmod),
     ast.Pow: _binary(operator.pow), ast.LShift: _shift(operator.lshift), ast.RShift: _shift(operator.rshift),
     ast.BitAnd: _bitwise(operator.and_), ast.BitOr: _bitwise(operator.or_), ast.BitXor: _bitwise(operator.xor),
-    ast.Lt: _compare(operator.lt), ast.LtE: _compare(operator.le), ast.Gt: _compare(operator.gt),
-    ast.GtE: _compare(operator.ge), ast.Eq: _compare(operator.eq), ast.NotEq: _compare(operator.ne),
+    ast.Lt: _binary(operator.lt), ast.LtE: _binary(operator.le), ast.Gt: _binary(operator.gt),
+    ast.GtE: _binary(operator.ge), ast.Eq: _binary(operator.eq), ast.NotEq: _binary(operator.ne),
 }
 UNARY = {ast.USub: _unary(operator.neg), ast.UAdd: _unary(operator.pos), ast.Invert: _unary(operator.invert)}
 
