@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from site_build import once_per_run
+
 ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPTS = sorted((ROOT / "snippets").rglob("*.py"))
@@ -22,17 +24,23 @@ BUILD_TOOLS = ("markdown", "mkdocs", "pymdownx", "pytest", "pytest_codeblocks", 
 
 
 @pytest.fixture(scope="session")
-def reader_python(tmp_path_factory, simtdocs_wheel_file) -> Path:
-    """The python of a fresh venv with only ``simtdocs[figures]`` installed."""
-    tmp = tmp_path_factory.mktemp("reader")
-    run = dict(capture_output=True, text=True, timeout=900)
-    wheel = simtdocs_wheel_file
-    proc = subprocess.run([sys.executable, "-m", "venv", str(tmp / "venv")], **run)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    python = tmp / "venv" / "bin" / "python"
-    proc = subprocess.run([str(python), "-m", "pip", "install", "-q", f"{wheel}[figures]"], cwd=tmp, **run)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return python
+def reader_python(request, simtdocs_wheel_file) -> Path:
+    """The python of a fresh venv with only ``simtdocs[figures]`` installed, made once for the
+    run (every xdist worker runs its scripts in the same venv)."""
+    def make(folder: Path) -> dict:
+        folder.mkdir(parents=True, exist_ok=True)
+        run = dict(capture_output=True, text=True, timeout=900)
+        proc = subprocess.run([sys.executable, "-m", "venv", str(folder / "venv")], **run)
+        if proc.returncode:
+            return {"error": proc.stderr[-3000:]}
+        python = folder / "venv" / "bin" / "python"
+        proc = subprocess.run([str(python), "-m", "pip", "install", "-q", f"{simtdocs_wheel_file}[figures]"],
+                              cwd=folder, **run)
+        return {"error": proc.stderr[-3000:]} if proc.returncode else {"python": str(python)}
+
+    made = once_per_run(request.config, "reader-venv", make)
+    assert "error" not in made, made["error"]
+    return Path(made["python"])
 
 
 def reader_env() -> dict:
@@ -81,15 +89,18 @@ nbformat.write(nb, str(path))
 
 
 @pytest.fixture(scope="session")
-def notebook_runner(reader_python, tmp_path_factory) -> Path:
-    """nbclient and ipykernel for the reader's python, installed into a folder of their own
-    (put on PYTHONPATH only to run a notebook): the scripts above still see nothing but
-    ``simtdocs[figures]``."""
-    target = tmp_path_factory.mktemp("notebook-runner")
-    proc = subprocess.run([str(reader_python), "-m", "pip", "install", "-q", "--target", str(target),
-                           *NOTEBOOK_RUNNER], capture_output=True, text=True, timeout=900, env=reader_env())
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return target
+def notebook_runner(request, reader_python) -> Path:
+    """nbclient and ipykernel for the reader's python, installed once for the run into a folder
+    of their own (put on PYTHONPATH only to run a notebook): the scripts above still see
+    nothing but ``simtdocs[figures]``."""
+    def make(target: Path) -> dict:
+        proc = subprocess.run([str(reader_python), "-m", "pip", "install", "-q", "--target", str(target),
+                               *NOTEBOOK_RUNNER], capture_output=True, text=True, timeout=900, env=reader_env())
+        return {"error": proc.stderr[-3000:]} if proc.returncode else {"target": str(target)}
+
+    made = once_per_run(request.config, "notebook-runner", make)
+    assert "error" not in made, made["error"]
+    return Path(made["target"])
 
 
 @pytest.mark.parametrize(("script", "lang", "shown"), [
