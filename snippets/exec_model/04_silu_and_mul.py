@@ -14,6 +14,7 @@
 import numpy as np
 
 from simtdocs import RTX4090, cdiv, launch, occupancy, waves
+from simtdocs.cuda import RawModule
 from simtdocs.display import show
 from simtdocs.lectures import exec_model as lecture  # the tables and figures of this lecture
 # --8<-- [end:setup]
@@ -23,14 +24,14 @@ from simtdocs.lectures import exec_model as lecture  # the tables and figures of
 # --8<-- [start:kernel]
 def silu_and_mul(blk, out, inp, d):
     token = blk.bx  # one block per token
-    idx = blk.tx  # first element of this thread
-    for _step in range(cdiv(d, blk.bdx)):  # for (idx = threadIdx.x; idx < d; idx += blockDim.x)
-        m = blk.branch(idx < d)  # the loop test: threads past the end leave
-        x = blk.load(inp, token * 2 * d + idx, mask=m)  # first half of the token's row
-        y = blk.load(inp, token * 2 * d + d + idx, mask=m)  # second half
-        xf = x.astype(np.float32)
-        blk.store(out, token * d + idx, xf / (1 + np.exp(-xf)) * y, mask=m)  # silu(x) * y
-        idx = idx + blk.bdx
+    i = blk.tx  # first element of this thread
+    m = blk.branch(i < d)  # for (i = threadIdx.x; i < d; i += blockDim.x): each thread tests its i
+    while m.any():  # until no thread of the block is left in the loop
+        x = blk.load(inp, token * 2 * d + i, mask=m).astype(np.float32)  # first half of the row
+        y = blk.load(inp, token * 2 * d + d + i, mask=m).astype(np.float32)  # second half
+        blk.store(out, token * d + i, x / (1 + np.exp(-x)) * y, mask=m)  # silu(x) * y
+        i = i + blk.bdx
+        m = blk.branch(i < d, mask=m)  # a thread past the end leaves the loop
 # --8<-- [end:kernel]
 
 
@@ -42,12 +43,15 @@ threads = min(d, 1024)  # dim3 block(std::min(d, 1024))
 rng = np.random.default_rng(0)
 inp = rng.standard_normal(tokens * 2 * d).astype(np.float16)  # 2-byte values, like bf16
 out = np.zeros(tokens * d, np.float16)
-stats = launch(silu_and_mul, grid=tokens, block=threads, args=(out, inp, d), device=RTX4090)
+sketch = RawModule(path="snippets/exec_model/silu_and_mul.cu").get_function("silu_and_mul_sketch")
+stats = launch(sketch, grid=tokens, block=threads, args=(out, inp, np.int32(d)), device=RTX4090)  # the C above
 
 rows2 = inp.reshape(tokens, 2, d).astype(np.float32)
 expected = rows2[:, 0] / (1 + np.exp(-rows2[:, 0])) * rows2[:, 1]
 assert np.allclose(out.reshape(tokens, d), expected, rtol=2e-3, atol=2e-3)
 
+masks = launch(silu_and_mul, grid=tokens, block=threads, args=(np.zeros_like(out), inp, d), device=RTX4090)
+assert masks.totals == stats.totals  # the Python above counts what the C does
 show(lecture.silu_table(stats))
 # --8<-- [end:run]
 

@@ -12,8 +12,11 @@
 import numpy as np
 
 from simtdocs import MemcheckError, cdiv, launch
+from simtdocs.cuda import RawModule
 from simtdocs.display import show
 from simtdocs.lectures.p2 import programming_model as lecture  # the tables of this script
+
+c_kernels = RawModule(path="snippets/p2/programming_model.cu")  # the CUDA C on the page, compiled
 # --8<-- [end:setup]
 
 
@@ -58,10 +61,33 @@ glue("p2_inflight_mb", H100.memory_bandwidth * MEMORY_LATENCY_S / 1e6, ".1f")
 # ## 演示 1：向量加法与块大小 · Demo 1: vector add and the block size
 
 # %%
+# --8<-- [start:c_launch]
+n = 1000
+a = np.random.default_rng(0).random(n, dtype=np.float32)
+b = np.random.default_rng(1).random(n, dtype=np.float32)
+c = np.zeros(n, np.float32)
+vector_add_c = c_kernels.get_function("vector_add")
+st = vector_add_c((cdiv(n, 256),), (256,), (a, b, c, np.int32(n)))  # grid, block, arguments
+assert np.array_equal(c, a + b)
+print(f"```text\n{st}\n```")
+# --8<-- [end:c_launch]
+
+# %%
+# --8<-- [start:c_launch_glue]
+from simtdocs.display import glue
+
+tail = n % 256                             # threads of the last block with an element
+glue("p2_va_warp", tail // 32)             # the warp of that block that is only partly inside
+glue("p2_va_tail", 32 - tail % 32)         # its threads past the end
+assert st.divergent_branches == 1
+# --8<-- [end:c_launch_glue]
+
+
+# %%
 # --8<-- [start:kernel]
 def vector_add(blk, a, b, c, n):
     gid = blk.bx * blk.bdx + blk.tx        # global index: an array with one entry per thread
-    inside = gid < n                       # "if (i < n)" becomes a mask over the threads
+    inside = blk.branch(gid < n)           # "if (gid < n)" becomes a mask over the threads
     total = blk.load(a, gid, mask=inside) + blk.load(b, gid, mask=inside)
     blk.store(c, gid, total, mask=inside)  # threads outside the mask touch no memory
 # --8<-- [end:kernel]
@@ -75,8 +101,10 @@ b = np.random.default_rng(1).random(n, dtype=np.float32)
 runs = {}
 for threads in (100, 128, 256, 512, 1024):  # the first is not a multiple of 32; the rest are
     c = np.zeros(n, np.float32)
-    runs[threads] = launch(vector_add, grid=cdiv(n, threads), block=threads, args=(a, b, c, n))
+    runs[threads] = c_kernels.get_function("vector_add")((cdiv(n, threads),), (threads,), (a, b, c, np.int32(n)))
     assert np.array_equal(c, a + b)
+    masks = launch(vector_add, grid=cdiv(n, threads), block=threads, args=(a, b, c, n))
+    assert masks.totals == runs[threads].totals  # the mask form counts what the C does
 show(lecture.block_size_table(runs))
 # --8<-- [end:block_sizes]
 
@@ -184,7 +212,7 @@ glue("p2_u8_example", int((np.array([example], np.uint8) * 4)[0]))
 def bias_add(blk, X, bias, M, N):
     r = blk.by * blk.bdy + blk.ty          # row    from y
     c = blk.bx * blk.bdx + blk.tx          # column from x: neighbours in x are neighbours in memory
-    m = (r < M) & (c < N)
+    m = blk.branch((r < M) & (c < N))      # if (row < M && col < N)
     v = blk.load(X, r * N + c, mask=m) + blk.load(bias, r, mask=m)
     blk.store(X, r * N + c, v, mask=m)
 
@@ -192,7 +220,7 @@ def bias_add(blk, X, bias, M, N):
 def bias_add_swapped(blk, X, bias, M, N):
     r = blk.bx * blk.bdx + blk.tx          # row    from x: neighbours in x are N elements apart
     c = blk.by * blk.bdy + blk.ty          # column from y
-    m = (r < M) & (c < N)
+    m = blk.branch((r < M) & (c < N))
     v = blk.load(X, r * N + c, mask=m) + blk.load(bias, r, mask=m)
     blk.store(X, r * N + c, v, mask=m)
 # --8<-- [end:bias_kernels]
@@ -208,8 +236,11 @@ runs = {}
 for kernel, grid in ((bias_add, (cdiv(N, bx), cdiv(M, by))),
                      (bias_add_swapped, (cdiv(M, bx), cdiv(N, by)))):
     X = X0.copy()
-    st = launch(kernel, grid=grid, block=(bx, by), args=(X.reshape(-1), bias, M, N))
+    st = c_kernels.get_function(kernel.__name__)(grid, (bx, by), (X.reshape(-1), bias, np.int32(M), np.int32(N)))
     runs[kernel.__name__] = (grid, st, np.array_equal(X, X0 + bias[:, None]))
+    X = X0.copy()
+    masks = launch(kernel, grid=grid, block=(bx, by), args=(X.reshape(-1), bias, M, N))
+    assert masks.totals == st.totals  # the mask form counts what the C does
 show(lecture.bias_table(runs))
 # --8<-- [end:bias_launch]
 
@@ -234,12 +265,12 @@ for name, tag in (("bias_add", "right"), ("bias_add_swapped", "swapped")):
 # --8<-- [start:grid_stride]
 def scale(blk, x, y, alpha, n):
     stride = blk.gdx * blk.bdx             # threads in the whole grid
-    first = blk.bx * blk.bdx + blk.tx
-    for start in range(0, n, stride):      # every thread walks the same number of strides...
-        i = first + start
-        m = i < n                          # ...and drops out once it runs past the end
-        v = blk.load(x, i, mask=m)
-        blk.store(y, i, alpha * v, mask=m)
+    k = blk.bx * blk.bdx + blk.tx
+    m = blk.branch(k < n)                  # each thread tests its own k, as the C loop does
+    while m.any():                         # until no thread of the block is left in the loop
+        blk.store(y, k, alpha * blk.load(x, k, mask=m), mask=m)
+        k = k + stride
+        m = blk.branch(k < n, mask=m)      # a thread that has left the loop stays out
 # --8<-- [end:grid_stride]
 
 
@@ -250,8 +281,10 @@ x = np.random.default_rng(4).random(n, dtype=np.float32)
 runs = {}
 for blocks, threads in ((4, 128), (16, 256), (cdiv(n, 256), 256)):
     y = np.zeros(n, np.float32)
-    st = launch(scale, grid=blocks, block=threads, args=(x, y, np.float32(2), n))
+    st = c_kernels.get_function("scale")((blocks,), (threads,), (x, y, np.float32(2), np.int32(n)))
     runs[blocks, threads] = (st, np.array_equal(y, np.float32(2) * x))
+    masks = launch(scale, grid=blocks, block=threads, args=(x, y, np.float32(2), n))
+    assert masks.totals == st.totals  # the mask form counts what the C does
 show(lecture.grid_stride_table(n, runs))
 # --8<-- [end:grid_stride_launch]
 
@@ -259,9 +292,9 @@ show(lecture.grid_stride_table(n, runs))
 # --8<-- [start:grid_stride_glue]
 from simtdocs.display import glue
 
-loads = {lecture.load_requests(st) for st, ok in runs.values()}
-assert len(loads) == 1  # the same loads on every grid
-glue("p2_gs_loads", loads.pop())
+requests = {st.requests for st, ok in runs.values()}
+assert len(requests) == 1  # the same loads and stores on every grid
+glue("p2_gs_requests", requests.pop())
 glue("p2_gs_n", n)
 glue("p2_gs_last_grid", list(runs)[-1][0])
 # --8<-- [end:grid_stride_glue]
@@ -272,22 +305,27 @@ glue("p2_gs_last_grid", list(runs)[-1][0])
 
 # %%
 # --8<-- [start:divergence]
-def two_paths(blk, out, pick):
+def two_paths(blk, a, b, out, pick):
     t = blk.bx * blk.bdx + blk.tx
     if pick == "odd/even":
         cond = blk.tx % 2 == 0             # neighbours disagree: every warp splits
     else:
         cond = (blk.tx // 32) % 2 == 0     # whole warps agree: no warp splits
-    a = blk.branch(cond)                   # if (cond) { path A } else { path B }
-    blk.alu(4, mask=a)                     # path A: four arithmetic instructions
-    blk.alu(4, mask=~a)                    # path B: four others
-    blk.store(out, t, np.where(a, 1.0, 2.0).astype(np.float32))
+    on_a = blk.branch(cond)                # if (cond) path_a(...); else path_b(...);
+    blk.store(out, t, blk.load(a, t, mask=on_a) + np.float32(1), mask=on_a)   # path A
+    on_b = ~on_a
+    blk.store(out, t, blk.load(b, t, mask=on_b) - np.float32(1), mask=on_b)   # path B
 
 
+n = 256 * 64
+a = np.random.default_rng(5).random(n, dtype=np.float32)
+b = np.random.default_rng(6).random(n, dtype=np.float32)
 runs = {}
-for pick in ("odd/even", "warp"):
-    out = np.zeros(256 * 64, np.float32)
-    runs[pick] = launch(two_paths, grid=64, block=256, args=(out, pick))
+for pick, name in (("odd/even", "two_paths"), ("warp", "two_paths_by_warp")):
+    out = np.zeros(n, np.float32)
+    runs[pick] = c_kernels.get_function(name)((64,), (256,), (a, b, out))
+    masks = launch(two_paths, grid=64, block=256, args=(a, b, out, pick))
+    assert masks.totals == runs[pick].totals  # the mask form counts what the C does
 show(lecture.divergence_table(runs))
 # --8<-- [end:divergence]
 

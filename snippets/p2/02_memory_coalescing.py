@@ -12,6 +12,7 @@
 import numpy as np
 
 from simtdocs import launch
+from simtdocs.cuda import RawModule
 from simtdocs.display import show
 from simtdocs.lectures.p2 import memory as lecture  # the tables and the figure of this script
 # --8<-- [end:setup]
@@ -160,11 +161,19 @@ versions = {  # name: (kernel, arguments after A, B, N, the B it should give)
     "tiled 32×33 (padded)": (transpose_tiled, (1,), A.T),
     "tiled 32×33, sync left out": (transpose_tiled, (1, False), A.T),
 }
+in_c = {"tiled 32×32, no padding": "transpose_tiled",  # the C above, and its two variants
+        "tiled 32×33 (padded)": "transpose_padded", "tiled 32×33, sync left out": "transpose_unsynced"}
+c_kernels = RawModule(path="snippets/p2/memory.cu")
 runs = {}
 for name, (kernel, extra, expected) in versions.items():
     B = np.zeros_like(A)
     st = launch(kernel, grid=(N // TILE, N // TILE), block=(TILE, ROWS),
                 args=(A.reshape(-1), B.reshape(-1), N, *extra))
+    if name in in_c:  # the tiled versions run as CUDA C, and their mask forms count the same
+        B = np.zeros_like(A)
+        masks, st = st, c_kernels.get_function(in_c[name])((N // TILE, N // TILE), (TILE, ROWS),
+                                                            (A.reshape(-1), B.reshape(-1), np.int32(N)))
+        assert st.totals == masks.totals and len(st.races) == len(masks.races)
     runs[name] = (st, np.array_equal(B, expected))
 show(lecture.transpose_table(runs))
 # --8<-- [end:transpose_launch]

@@ -12,6 +12,7 @@
 import numpy as np
 
 from simtdocs import H100, launch
+from simtdocs.cuda import RawModule
 from simtdocs.display import show
 from simtdocs.lectures.p2 import shared_memory as lecture  # the tables and the figure of this script
 # --8<-- [end:setup]
@@ -76,11 +77,14 @@ def reverse(blk, d, sync):
 
 
 threads = 256  # the size of buf in the kernel
+in_c = RawModule(path="snippets/p2/shared_memory.cu")  # the C shown above, and the same without sync
 runs = {}
 for sync in (True, False):
     d = np.arange(threads, dtype=np.float32)
-    st = launch(reverse, grid=1, block=threads, args=(d, sync))
+    st = in_c.get_function("reverse" if sync else "reverse_unsynced")((1,), (threads,), (d,))
     runs[sync] = (st, np.array_equal(d, np.arange(threads)[::-1]))
+    masks = launch(reverse, grid=1, block=threads, args=(np.arange(threads, dtype=np.float32), sync))
+    assert masks.totals == st.totals and len(masks.races) == len(st.races)  # the mask form counts the same
 show(lecture.reverse_table(runs))
 print("```text", *st.races, "```", sep="\n")  # the races of the run without sync
 # --8<-- [end:reverse]

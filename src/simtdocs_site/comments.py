@@ -32,6 +32,27 @@ CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\
 # directives, a shebang.
 NOT_PROSE = re.compile(r"^#(!|\s*%%|.*-{1,}8<-{1,}\s*(\[|[\"'])|\s*(noqa|type:|pragma|fmt:)\b)")
 LANGUAGES_SHOWN = {"python", "py", "python3", "ipython3", "pycon"}
+# The C a page shows (``.cu`` files under snippets/): its ``//`` comments are translated the
+# same way, from the same catalog. A ``/* */`` comment is refused there: one kind of comment,
+# so every one of them is found.
+C_LANGUAGES = {"cuda", "c", "cpp", "c++"}
+C_NOT_PROSE = re.compile(r"^//\s*(-{1,}8<-{1,}\s*\[|clang-format|NOLINT)")
+
+
+# The C a notebook compiles from a string (``simtdocs_site.notebooks.inline_c``): its comments
+# are C's, inside a Python string.
+C_STRING = re.compile(r'^(?P<name>[A-Z_][A-Z0-9_]*_CU) = r"""\n(?P<code>.*?)"""$', re.M | re.S)
+
+
+def c_strings(source: str) -> list[tuple[str, str]]:
+    """``(name, C code)`` of each ``NAME_CU = r\"\"\"...\"\"\"`` string of a notebook cell."""
+    return [(m["name"], m["code"]) for m in C_STRING.finditer(source)]
+
+
+def marker_of(language: str | None) -> str | None:
+    """The comment marker of a fence's language (``#`` or ``//``), None for one not translated."""
+    language = (language or "").lower()
+    return "#" if language in LANGUAGES_SHOWN else "//" if language in C_LANGUAGES else None
 
 # The language of the page being rendered (set by the MkDocs plugin around each page).
 page_language: contextvars.ContextVar[str | None] = contextvars.ContextVar("simtdocs_page_language", default=None)
@@ -52,8 +73,11 @@ class Comment:
     trailing: bool
 
 
-def _comment_starts(lines: list[str]) -> list[int | None]:
-    """For each line, the column of a ``#`` that starts a comment (outside strings), or None."""
+def _comment_starts(lines: list[str], marker: str = "#") -> list[int | None]:
+    """For each line, the column of a ``#`` (or C's ``//``) that starts a comment (outside
+    strings and, in C, character literals), or None."""
+    if marker == "//":
+        return [_c_comment_start(line) for line in lines]
     out: list[int | None] = []
     triple: str | None = None
     for line in lines:
@@ -92,16 +116,39 @@ def _comment_starts(lines: list[str]) -> list[int | None]:
     return out
 
 
-def find(code: str) -> list[Comment]:
-    """The translatable comments of ``code`` (a block or a fragment: nothing is parsed)."""
+def _c_comment_start(line: str) -> int | None:
+    """The column of the ``//`` that starts a C comment on ``line``, or None."""
+    i, quote = 0, None
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif line.startswith("//", i):
+            return i
+        elif line.startswith("/*", i):
+            raise ValueError(f"a /* */ comment in shown C ({line.strip()!r}): write it with // so it is translated")
+        i += 1
+    return None
+
+
+def find(code: str, marker: str = "#") -> list[Comment]:
+    """The translatable comments of ``code`` (a block or a fragment: nothing is parsed);
+    ``marker`` is ``#`` for Python, ``//`` for C."""
     lines = code.split("\n")
     found: list[Comment] = []
-    for n, (line, col) in enumerate(zip(lines, _comment_starts(lines))):
+    not_prose = NOT_PROSE if marker == "#" else C_NOT_PROSE
+    for n, (line, col) in enumerate(zip(lines, _comment_starts(lines, marker))):
         if col is None:
             continue
         raw = line[col:]
-        words = raw.lstrip("#").strip()
-        if not words or NOT_PROSE.match(raw) or CJK.search(raw) or not re.search(r"[A-Za-z]", words):
+        words = raw[len(marker):].lstrip(marker[0]).strip()
+        if not words or not_prose.match(raw) or CJK.search(raw) or not re.search(r"[A-Za-z]", words):
             continue
         trailing = bool(line[:col].strip())
         prev = found[-1] if found else None
@@ -122,13 +169,18 @@ def catalog(lang: str) -> dict[str, str]:
         return dict(gettext.GNUTranslations(f)._catalog)  # noqa: SLF001 - the entries, msgid == msgstr allowed
 
 
-def localize(code: str, lang: str, where: str = "") -> str:
-    """``code`` with its comments in ``lang``; the same code, character for character, outside them."""
+def localize(code: str, lang: str, where: str = "", marker: str = "#") -> str:
+    """``code`` with its comments in ``lang``; the same code, character for character, outside
+    them. ``marker``: ``#`` (Python) or ``//`` (C)."""
     if lang == SOURCE_LANGUAGE:
         return code
     entries = catalog(lang)
     lines = code.split("\n")
-    for c in reversed(find(code)):
+    try:
+        found = find(code, marker)
+    except ValueError as exc:
+        raise MissingCommentTranslation(f"{where + ': ' if where else ''}{exc}") from None
+    for c in reversed(found):
         text = entries.get(c.text)
         if not text:
             raise MissingCommentTranslation(
@@ -137,10 +189,10 @@ def localize(code: str, lang: str, where: str = "") -> str:
                 f"src/simtdocs/locale/{lang}/LC_MESSAGES/{DOMAIN}.po")
         if c.trailing:
             line = lines[c.first]
-            lines[c.first] = line[:c.column] + "# " + text.replace("\n", " ")
+            lines[c.first] = line[:c.column] + f"{marker} " + text.replace("\n", " ")
         else:
             pad = lines[c.first][:c.column]
-            lines[c.first:c.last + 1] = [f"{pad}# {part}".rstrip() for part in text.split("\n")]
+            lines[c.first:c.last + 1] = [f"{pad}{marker} {part}".rstrip() for part in text.split("\n")]
     return "\n".join(lines)
 
 
@@ -148,8 +200,9 @@ def localize(code: str, lang: str, where: str = "") -> str:
 
 
 def visible_code() -> list[tuple[str, str]]:
-    """``(where, code)`` of every block a Chinese reader sees: the python fences of the
-    Chinese pages (includes expanded) and the code cells of the companion notebooks."""
+    """``(where, code, marker)`` of every block a Chinese reader sees: the python and C fences
+    of the Chinese pages (includes expanded) and the code cells of the companion notebooks
+    (the C they compile from a string included)."""
     from .fences import find_fences
     from .notebooks import build_notebook, scripts, setup_cell
     from simtdocs.snippets import expand_snippets, repo_root
@@ -161,23 +214,25 @@ def visible_code() -> list[tuple[str, str]]:
             continue
         rel = page.relative_to(root).as_posix()
         for f in find_fences(page.read_text(encoding="utf-8").split("\n")):
-            if f.info.split()[0:1] and f.info.split()[0] in LANGUAGES_SHOWN:
-                out.append((f"{rel}:{f.start + 1}", expand_snippets(f.code)))
+            marker = marker_of(f.info.split()[0] if f.info.split() else None)
+            if marker:
+                out.append((f"{rel}:{f.start + 1}", expand_snippets(f.code), marker))
     setup = setup_cell(SOURCE_LANGUAGE, None)
     for script in scripts():
         nb = build_notebook(script, SOURCE_LANGUAGE, "comments", translate_comments=False)
         rel = script.relative_to(root).as_posix()
         for i, cell in enumerate(nb.cells):
             if cell["cell_type"] == "code":
-                out.append((f"{rel} (cell {i})", cell["source"].removeprefix(setup)))
+                out.append((f"{rel} (cell {i})", cell["source"].removeprefix(setup), "#"))
+                out.extend((f"{rel} (cell {i}, {cu})", text, "//") for cu, text in c_strings(cell["source"]))
     return out
 
 
 def used() -> dict[str, list[str]]:
     """Every comment msgid of visible code, with where it is."""
     found: dict[str, list[str]] = {}
-    for where, code in visible_code():
-        for c in find(code):
+    for where, code, marker in visible_code():
+        for c in find(code, marker):
             found.setdefault(c.text, []).append(where)
     return found
 
@@ -186,7 +241,7 @@ def used() -> dict[str, list[str]]:
 
 
 def install() -> None:
-    """Translate the comments of every python block pymdownx highlights while a page of
+    """Translate the comments of every python and C block pymdownx highlights while a page of
     another language than English renders (:data:`page_language`); idempotent. Installed
     after :mod:`highlight_cache`, so the cache keeps the translated block."""
     try:
@@ -200,8 +255,9 @@ def install() -> None:
     def highlight(self, src, language, *args, **kwargs):
         lang = page_language.get()
         inline = kwargs.get("inline") or (len(args) > 5 and args[5])
-        if lang and lang != SOURCE_LANGUAGE and not inline and (language or "").lower() in LANGUAGES_SHOWN:
-            src = localize(src, lang)
+        marker = marker_of(language)
+        if lang and lang != SOURCE_LANGUAGE and not inline and marker:
+            src = localize(src, lang, marker=marker)
         return inner(self, src, language, *args, **kwargs)
 
     highlight.simtdocs_comments = True

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from simtdocs.i18n import SOURCE_LANGUAGE
 from simtdocs.snippets import SECTION_MARK, repo_root
 
 LANGS = ("zh", "en")  # the site's languages, zh first (the default)
@@ -170,6 +171,8 @@ def build_notebook(script: Path, lang: str, sim_hash: str, repo_url: str | None 
     for cell in nb.cells:
         if cell["cell_type"] == "code" and "expand_snippets(" in cell["source"]:
             cell["source"] = inline_includes(cell["source"], where)
+        if cell["cell_type"] == "code" and C_PATH.search(cell["source"]):
+            cell["source"] = inline_c(cell["source"], lang if translate_comments else SOURCE_LANGUAGE, where)
     if translate_comments:
         from . import comments
 
@@ -188,6 +191,35 @@ def build_notebook(script: Path, lang: str, sim_hash: str, repo_url: str | None 
     for i, cell in enumerate(nb.cells):  # nbformat would draw random ids: keep the file stable
         cell["id"] = f"cell-{i}"
     return nb
+
+
+C_PATH = re.compile(r"""RawModule\(path=(?P<q>["'])(?P<path>snippets/[^"']+\.cu)(?P=q)""")
+
+
+def inline_c(source: str, lang: str, where: str = "") -> str:
+    """A cell that compiles a ``.cu`` file of the repository (``RawModule(path="snippets/…")``)
+    with the C written out as a string it compiles instead (``RawModule(code=NAME_CU)``), as a
+    CuPy user would, so the notebook runs anywhere; the C's ``//`` comments in ``lang``."""
+    from . import comments
+
+    names = {}
+    for m in C_PATH.finditer(source):
+        path = m["path"]
+        name = re.sub(r"\W", "_", Path(path).stem).upper() + "_CU"
+        if not name.isidentifier() or name[0].isdigit():
+            raise NotebookError(f"{where}: {path}: name the .cu file so that {name} is a Python name")
+        text = (repo_root() / path).read_text(encoding="utf-8")
+        text = "\n".join(ln for ln in text.split("\n") if not SECTION_MARK.match(ln))  # page notation
+        if '"""' in text:
+            raise NotebookError(f'{where}: {path} holds """: it cannot be a raw Python string')
+        names[path] = (name, comments.localize(text, lang, f"{where}: {path}", "//"))
+    body = C_PATH.sub(lambda m: f"RawModule(code={names[m['path']][0]}", source)
+    lines = body.split("\n")
+    head = 0
+    while head < len(lines) and lines[head].startswith("#"):
+        head += 1
+    strings = [f'{name} = r"""\n{text.rstrip()}\n"""\n' for name, text in names.values()]
+    return "\n".join(lines[:head] + strings + lines[head:])
 
 
 def inline_includes(source: str, where: str = "") -> str:
@@ -221,7 +253,8 @@ def write_notebook(script: Path, out: Path, sim_hash: str, lang: str = "en", rep
 
     from . import comments
 
-    included = b"".join(p.read_bytes() for p in sorted((repo_root() / "snippets").rglob("*.py")))
+    included = b"".join(p.read_bytes() for p in sorted((repo_root() / "snippets").rglob("*.py"))
+                        + sorted((repo_root() / "snippets").rglob("*.cu")))
     mo = comments.po_path(lang).with_suffix(".mo")
     included += mo.read_bytes() if mo.is_file() else b""
     stamp = hashlib.sha256(script.read_bytes() + included + "\0".join(

@@ -8,10 +8,10 @@ import pytest
 from simtdocs_site import comments
 
 
-def _code_only(code: str) -> list[str]:
+def _code_only(code: str, marker: str = "#") -> list[str]:
     lines = code.split("\n")
     out = []
-    for line, col in zip(lines, comments._comment_starts(lines)):
+    for line, col in zip(lines, comments._comment_starts(lines, marker)):
         kept = (line if col is None else line[:col]).rstrip()
         if kept:
             out.append(kept)
@@ -47,10 +47,26 @@ def test_every_visible_block_reads_in_chinese_and_runs_the_same_code():
     blocks = comments.visible_code()
     assert len(blocks) > 100  # the pages' python blocks and the notebooks' code cells
     translated = 0
-    for where, code in blocks:
-        zh = comments.localize(code, "zh", where)
-        assert _code_only(zh) == _code_only(code), where
+    for where, code, marker in blocks:
+        zh = comments.localize(code, "zh", where, marker)
+        assert _code_only(zh, marker) == _code_only(code, marker), where
         translated += zh != code
-        for c in comments.find(zh):  # code quoted in a comment ("if (i < n)") is the same in Chinese
+        for c in comments.find(zh, marker):  # code quoted in a comment ("if (i < n)") is the same in Chinese
             assert comments.catalog("zh").get(c.text) == c.text, f"{where}: {c.text!r} is still English"
     assert translated > 50
+    shown_c = [where for where, code, marker in blocks if marker == "//" and comments.find(code, "//")]
+    assert len(shown_c) >= 8, shown_c  # the pages' C fences, every one with comments to translate
+
+
+def test_c_comments_are_found_outside_strings_and_characters():
+    code = ('int i = 0;  // a trailing one\n'
+            'printf("// not a comment %c", \'/\');\n'
+            '// two lines\n'
+            '// of one comment\n'
+            '    // indented alone\n'
+            '// --8<-- [start:part]\n')
+    found = [(c.text, c.first, c.last, c.trailing) for c in comments.find(code, "//")]
+    assert found == [("a trailing one", 0, 0, True), ("two lines of one comment", 2, 3, False),
+                     ("indented alone", 4, 4, False)]
+    with pytest.raises(comments.MissingCommentTranslation, match="k.cu: a /\\* \\*/ comment"):
+        comments.localize("int x; /* old style */\n", "zh", "k.cu", "//")

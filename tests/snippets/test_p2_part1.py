@@ -75,12 +75,23 @@ def test_two_d_mapping_and_grid_stride(run):
     assert (glued["p2_bias_sectors_right"], glued["p2_bias_sectors_swapped"]) == (2_750, 7_455)
     assert round(glued["p2_bias_coalescing_right"], 2) == 0.95
     assert round(glued["p2_bias_coalescing_swapped"], 2) == 0.35
-    assert glued["p2_gs_loads"] == 3_125
+    assert glued["p2_gs_requests"] == 2 * 100_000 // 32  # a load and a store per 32 elements
+
+
+def test_vector_add_in_c(run):
+    ns, glued, _ = run("01")
+    # n = 1000 over blocks of 256: the last block holds 232 elements, so its warp 7 (threads
+    # 224-255) has 8 threads inside and 24 past the end, the launch's only divergent branch
+    assert (glued["p2_va_warp"], glued["p2_va_tail"]) == (7, 24)
 
 
 def test_divergence_demo(run):
     _, glued, _ = run("01")
-    assert glued["p2_div_instr_split"] > glued["p2_div_instr_uniform"]
+    # 64 blocks of 8 warps; a warp issues its branch, then a load and a store per side it runs:
+    # 5 instructions when it splits (16 lanes on each side), 3 when the whole warp agrees
+    assert glued["p2_div_instr_split"] == 64 * 8 * 5
+    assert glued["p2_div_instr_uniform"] == 64 * 8 * 3
+    assert glued["p2_div_simt_split"] == (32 + 4 * 16) / (5 * 32)
     assert glued["p2_div_simt_uniform"] == 1.0
 
 

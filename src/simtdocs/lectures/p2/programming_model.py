@@ -66,17 +66,12 @@ def bias_table(runs):
 
 
 # --8<-- [start:grid_stride_table]
-def load_requests(stats):
-    """Warp-level loads: the requests of the kernel's first memory line (v = blk.load(x, ...))."""
-    return [line.counters.requests for line in stats.lines if line.counters.requests][0]
-
-
 def grid_stride_table(n, runs):
     """One row per grid, from {(blocks, threads): (stats, result correct)} of a loop over n elements."""
     rows = [(f"{blocks} × {threads}", blocks * threads, cdiv(n, blocks * threads),
-             _("yes") if ok else _("no"), load_requests(st)) for (blocks, threads), (st, ok) in runs.items()]
+             _("yes") if ok else _("no"), st.requests) for (blocks, threads), (st, ok) in runs.items()]
     return Table(rows, [_("blocks × threads"), _("threads"), _("strides per thread"), _("correct"),
-                        _("warp-level loads")])
+                        _("warp-level memory requests")])
 # --8<-- [end:grid_stride_table]
 
 

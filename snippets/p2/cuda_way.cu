@@ -1,0 +1,27 @@
+// P2 §16's kernel in CUDA C: the page shows it, and its Python blocks compile this file with
+// RawModule and launch it beside the per-thread Python and the masks.
+
+// --8<-- [start:kernel]
+__global__ void add_or_sub(const float* a, const float* b, float* c,
+                           const int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {                 // bounds check
+        const float x = a[i];
+        const float y = b[i];
+        if (i % 2 == 0)          // even threads add
+            c[i] = x + y;
+        else                     // odd threads subtract
+            c[i] = x - y;
+    }
+}
+// --8<-- [end:kernel]
+
+// --8<-- [start:host]
+void add_or_sub_on_the_gpu(const float* d_a, const float* d_b, float* d_c, const int n)
+{
+    const int threads = 256;
+    // threads per block, and the number of blocks rounded up
+    add_or_sub<<<(n + threads - 1) / threads, threads>>>(d_a, d_b, d_c, n);
+}
+// --8<-- [end:host]
