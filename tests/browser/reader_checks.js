@@ -6,7 +6,7 @@
 // drawing_checks.js.
 async ({lang, width, all}) => {
   const out = {language: [], clipped: [], phone: [], captions: [], typography: [],
-               numbering: [], headings: [], title: "", words: [], figures: [],
+               numbering: [], headings: [], title: "", words: [], figures: [], c_code: [],
                scheme: document.body.getAttribute("data-md-color-scheme")};
   const article = document.querySelector("article.md-content__inner") || document.querySelector("article");
   if (!article) return out;
@@ -101,6 +101,16 @@ async ({lang, width, all}) => {
   for (const code of article.querySelectorAll(".jupyter-wrapper .highlight-ipynb")) {
     if (code.scrollWidth > code.clientWidth + 1)
       out.clipped.push(`${label(code)}: a code line runs ${code.scrollWidth - code.clientWidth} px past the cell: "${short(code.textContent, 50)}"`);
+  }
+  // the C fences (issue 40): a copy button each, the host code's title shown, the block inside
+  // the page's width (a long line scrolls inside its block)
+  for (const block of article.querySelectorAll(".language-cuda.highlight")) {
+    const box = block.getBoundingClientRect();
+    const title = block.querySelector(".filename");
+    out.c_code.push({copy: !!block.querySelector(".md-clipboard, .md-code__button"),
+                     title: title && visible(title) ? title.textContent.trim() : "",
+                     left: Math.round(box.left), right: Math.round(box.right),
+                     text: short(block.querySelector("code").textContent, 40)});
   }
   // the copy button over the text of a code block
   for (const btn of article.querySelectorAll(".md-code__button, .md-clipboard")) {

@@ -160,6 +160,26 @@ def test_nothing_is_clipped(site_page, reader, width):
     _check(site_page, reader, width, "clipped", "content cut off or covered")
 
 
+@pytest.mark.parametrize("width", WIDTHS)
+def test_c_code_has_a_copy_button_and_stays_on_the_page(site_page, reader, width):
+    """Every ```cuda fence the page was built with is there, with Material's copy button, the
+    title of a host-code fence shown, and its block inside the screen (long lines scroll in it)."""
+    if isinstance(site_page, str):
+        pytest.fail(site_page, pytrace=False)
+    html = site_page.file.read_text(encoding="utf-8")
+    built = html.count('class="language-cuda highlight"')
+    titled = len(re.findall(r'class="language-cuda highlight"><span class="filename">', html))
+    got = reader(site_page, width)["light"]["c_code"]
+    found = [f"{len(got)} C blocks in the browser, {built} in the built page"] if len(got) != built else []
+    found += [f"no copy button on the C block {b['text']!r}" for b in got if not b["copy"]]
+    found += [f"the C block {b['text']!r} spans {b['left']}..{b['right']} px of a {width} px screen"
+              for b in got if b["left"] < 0 or b["right"] > width]
+    if sum(1 for b in got if b["title"]) != titled:
+        found.append(f"{titled} host-code titles built, {sum(1 for b in got if b['title'])} shown")
+    if found:
+        pytest.fail(f"{site_page.id} at {width} px:{listing(found)}", pytrace=False)
+
+
 def test_figures_can_be_read_on_a_phone(site_page, reader):
     _check(site_page, reader, 390, "phone", "figures too small to read")
 
