@@ -7,7 +7,9 @@
 
 The kernels are those of ``tests/zoo`` (CUDA Samples, the OLCF training series, PMPP),
 imported from the test modules, at 1–4 M elements or about 1024² (a tiled matrix multiply at
-256², see below). Each case runs three ways:
+256², see below), and a shared-memory histogram of 256 bins (``shared_histogram256``, the
+grid-stride form of the histogram puzzle's solution) on skewed, uniform and random inputs.
+Each case runs three ways:
 
 * **simtdocs**: ``simtdocs.launch`` with every counter and every check on (the default
   tools), as a reader runs it;
@@ -92,6 +94,25 @@ class Case:
     @property
     def padded(self):
         return tuple(g + 1 for g in self.grid)
+
+
+def shared_histogram256(blk, x, n, hist):
+    """The histogram puzzle's solution (``simtdocs.puzzles.warp_level``) at 256 bins with a
+    grid-stride loop, as a numba or CUDA programmer writes it: a zeroed ``__shared__``
+    histogram, a barrier, one shared ``atomicAdd`` per element, a barrier, one global
+    ``atomicAdd`` per bin. Launched with 256 threads a block."""
+    local = blk.shared(256, np.int32, name="local")
+    t = blk.tx
+    blk.store(local, t, 0 * t)
+    blk.sync()
+    i = blk.bx * blk.bdx + t
+    live = blk.branch(i < n)
+    while live.any():
+        blk.atomic_add(local, blk.load(x, i, mask=live), 1 + 0 * t, mask=live)
+        i = i + blk.bdx * blk.gdx
+        live = blk.branch(i < n, mask=live)
+    blk.sync()
+    blk.atomic_add(hist, t, blk.load(local, t))
 
 
 def _grid(g):
@@ -316,6 +337,21 @@ def cases(quick: bool) -> list[Case]:
         CS.H64_THREADS, lambda g: (np.zeros(g[0] * 64, u32), words4, n64),
         lambda a: a[0].reshape(-1, 64).sum(0), lambda: np.bincount(words4.view(np.uint8) >> 2, minlength=64),
         twin=GRID_STRIDE)
+    # 256 bins in shared memory over 4 M elements (issue 38), the grid-stride form of the
+    # histogram puzzle's kernel, on three inputs that load its atomics differently: half the
+    # elements in bin 0 (the puzzle's skew: long same-address chains in a warp), every warp
+    # on 32 distinct bins (i mod 256) and bins drawn at random (a few collisions per warp).
+    # Their own generator: the draws of the cases after them stay what they were.
+    hx, hrng = n22, np.random.default_rng(38)
+    skewed = np.where(hrng.random(hx) < 0.5, 0, hrng.integers(0, 256, hx)).astype(i32)
+    spread = (np.arange(hx) % 256).astype(i32)
+    drawn = hrng.integers(0, 256, hx).astype(i32)
+    Gh = 16 if quick else 256
+    for key, label, xh in (("histSkewed", "skewed", skewed), ("histUniform", "uniform", spread),
+                           ("histRandom", "random", drawn)):
+        add(key, f"shared histogram 256 bins, {label} {hx:,}", "histogram", shared_histogram256, (Gh,), 256,
+            lambda g, xh=xh: (xh, hx, np.zeros(256, i32)), lambda a: a[2],
+            lambda xh=xh: np.bincount(xh, minlength=256).astype(i32), twin=GRID_STRIDE)
     text = PM._text(n22, 207)
 
     def letters():

@@ -244,9 +244,11 @@ SKELETON = {
                  'blk.ty + j)))`)',
     "pair_sum": 'sectors: 1,280 where at most 768 are allowed; 512 of them on line 4 (`right = blk.load(a, '
                 '2 * i + 1)`), which the solution does without',
+    # 16 blocks × 2 loads × (8+8+8+8+8+4+2+1 = 47 wavefronts, ideal 4+2+1+1+1+1+1+1 = 12) a block:
+    # 1,504, of them 16 × 2 × 35 = 1,120 above the ideal; the solution's ideal 384 is the same.
     "block_sum": 'shared wavefronts: 2,400 where at most 720 are allowed; 1,504 of them on line 10 (`v = '
-                 'blk.load(sdata, index, mask=w) + blk.load(sdata, index + s, mask=w)`), where the solution '
-                 'needs 384',
+                 'blk.load(sdata, index, mask=w) + blk.load(sdata, index + s, mask=w)`), 1,120 of them above '
+                 'the ideal of its accesses (bank conflicts)',
     "warp_scan": 'wrong value at element 2 of out: expected 14.0, got 8.0, stored by line 5 (`blk.store(out,'
                  ' i, v)`) (1,978 of its 2,048 elements are wrong)',
     "warp_max": 'wrong value at element 13 of out: expected 0.964468, got 0.877868, stored by line 6 '
@@ -296,6 +298,9 @@ WRONG = [
     ("pair_sum", pair_halves, 'wrong value at element 0 of out: expected 1.21776, got 1.62634, stored by line 4 '
                               '(`blk.store(out, i, blk.load(a, i) + blk.load(a, i + n))`) (2,047 of its 2,048 elements '
                               'are wrong)'),
+    # No bank conflict (a warp's active lanes read every 2s-th word: distinct banks), but
+    # every warp with an active lane reads, step after step: 16 blocks × 2 loads × (8 warps
+    # for s = 1..16, then 4, 2, 1: 47) = 1,504 where the solution's loads take 384.
     ("block_sum", block_sum_modulo, 'shared wavefronts: 2,400 where at most 720 are allowed; 1,504 of them on line 9 (`v = '
                                     'blk.load(sdata, tid, mask=w) + blk.load(sdata, tid + s, mask=w)`), where the solution '
                                     'needs 384'),

@@ -25,3 +25,14 @@ void add_or_sub_on_the_gpu(const float* d_a, const float* d_b, float* d_c, const
     add_or_sub<<<(n + threads - 1) / threads, threads>>>(d_a, d_b, d_c, n);
 }
 // --8<-- [end:host]
+
+// --8<-- [start:divide]
+__global__ void divide(const int* a, const int* b, int* q, int* r, const int* x, long long* s)
+{
+    const int t = threadIdx.x;
+    q[t] = a[t] / b[t];           // C's division truncates toward zero
+    r[t] = a[t] % b[t];           // and the remainder takes the dividend's sign
+    if (t == 0)
+        s[0] = x[0] + x[0];       // int + int is an int: it wraps before it is widened
+}
+// --8<-- [end:divide]

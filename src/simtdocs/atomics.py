@@ -19,7 +19,7 @@ import numpy as np
 
 from .threads import idle_ones
 
-OPS = ("add", "max", "min", "exch", "cas")
+OPS = ("add", "max", "min", "exch", "cas", "and", "or", "xor", "inc", "dec")
 
 
 def _combine(op: str, old, value, compare):
@@ -33,6 +33,12 @@ def _combine(op: str, old, value, compare):
         return value
     if op == "cas":
         return np.where(old == compare, value, old)
+    if op in _UFUNCS:  # and, or, xor
+        return _UFUNCS[op](old, value)
+    if op == "inc":  # CUDA's atomicInc: ((old >= val) ? 0 : (old + 1))
+        return np.where(old >= value, np.zeros_like(old), old + np.ones_like(old))
+    if op == "dec":  # CUDA's atomicDec: (((old == 0) || (old > val)) ? val : (old - 1))
+        return np.where((old == 0) | (old > value), value, old - np.ones_like(old))
     raise ValueError(f"unknown atomic operation {op!r}")
 
 
@@ -72,8 +78,8 @@ def apply_across_blocks(mem: np.ndarray, keys: np.ndarray, values: np.ndarray, o
     float sums round exactly as one update after another). Returns the old values (B, K)."""
     values = values.astype(mem.dtype, copy=False)
     start = mem[keys]
-    if op in ("add", "max", "min"):
-        ufunc = {"add": np.add, "max": np.maximum, "min": np.minimum}[op]
+    if op in _UFUNCS:
+        ufunc = _UFUNCS[op]
         run = ufunc.accumulate(np.concatenate([start[None], values]), axis=0, dtype=mem.dtype)
         mem[keys] = run[-1]
         return run[:-1]
@@ -114,20 +120,132 @@ def by_element_per_block(elements: np.ndarray, size: int, active: np.ndarray | N
     in serial order, and the key (block·size + element) of each. One short sort per block,
     which is far faster than one sort of all B·T lanes. ``active`` (B, T): the lanes that run
     (None: all); the others are left out."""
-    B, T = elements.shape
-    bits = max(1, (T - 1).bit_length())  # the lane in the low bits: shifts, not a division
-    wide = np.uint64 if size << bits >= (1 << 32) - 1 else np.uint32
-    packed = (elements.astype(wide) << wide(bits)) | np.arange(T, dtype=wide)  # element, then lane
-    if active is not None:  # an idle lane becomes all ones: the end of its block's row
-        packed |= idle_ones(active, wide)
-    ordered = np.sort(packed, axis=1)
-    element, lane = (ordered >> wide(bits)).astype(np.int64), (ordered & wide((1 << bits) - 1)).astype(np.int64)
-    order = (lane + (np.arange(B) * T)[:, None]).reshape(-1)
-    keys = (element + (np.arange(B) * size)[:, None]).reshape(-1)
-    if active is None:
-        return order, keys
-    runs = (ordered != np.iinfo(wide).max).reshape(-1)
-    return order[runs], keys[runs]
+    found = PerBlock(elements, size, active)
+    return found.lanes(), found.keys()
+
+
+class PerBlock:
+    """The running lanes of one atomic on shared memory, (B, T) lanes each updating its own
+    block's copy of an array of ``size`` elements, sorted by (block, element, lane): the
+    order in which :func:`apply_per_block` serves them (every element's lanes in serial
+    order), and where both counters of the instruction can be read off.
+
+    Each lane is one packed unsigned integer, block, then element, then lane within the
+    block, so the sort is one short sort per block row (a block's bits are the same along
+    its row) and the packed value itself tells the groups apart: a lane starts an element's
+    group where the value shifted past the lane bits changes, and a warp's group of one
+    element where the value shifted past the lane's low five bits (the lane within the
+    warp) changes. An idle lane packs to all ones and sorts to the end of its row."""
+
+    def __init__(self, elements: np.ndarray, size: int, active: np.ndarray | None = None):
+        B, T = elements.shape
+        self.B, self.T, self.size = B, T, size
+        self.lane_bits = max(1, (T - 1).bit_length())
+        self.element_bits = max(1, (size - 1).bit_length())
+        total = (B - 1).bit_length() + self.element_bits + self.lane_bits
+        if total >= 64:
+            raise ValueError(f"{B} blocks of {T} lanes on {size} elements do not pack into 64 bits")
+        wide = np.uint32 if total < 32 else np.uint64  # below: all ones is no lane's value
+        self.wide = wide
+        packed = np.arange(B, dtype=wide)[:, None] << wide(self.element_bits)
+        packed = (packed + elements.astype(wide)) << wide(self.lane_bits)
+        packed |= np.arange(T, dtype=wide)
+        if active is not None:
+            packed |= idle_ones(active, wide)
+        packed.sort(axis=1)
+        flat = packed.reshape(-1)
+        #: The packed lanes that run, sorted, block after block (1-D).
+        self.packed = flat if active is None else flat[flat != np.iinfo(wide).max]
+
+    def heads(self) -> np.ndarray:
+        """Where each (block, element) group starts in the sorted lanes."""
+        group = self.packed >> self.wide(self.lane_bits)
+        head = np.empty(group.size, bool)
+        head[:1] = True
+        np.not_equal(group[1:], group[:-1], out=head[1:])
+        return np.flatnonzero(head)
+
+    # What follows is worked out when asked, not kept: racecheck may hold on to a pass's
+    # atomics until the next barrier, and their packed lanes are a quarter of it.
+
+    def lane(self) -> np.ndarray:
+        """Each sorted lane's thread in its block (int64)."""
+        return (self.packed & self.wide((1 << self.lane_bits) - 1)).astype(np.int64)
+
+    def block(self) -> np.ndarray:
+        """Each sorted lane's block of the pass (int64)."""
+        return (self.packed >> self.wide(self.element_bits + self.lane_bits)).astype(np.int64)
+
+    def lanes(self, lane: np.ndarray | None = None) -> np.ndarray:
+        """Each sorted lane's number in the pass (block·T + thread); ``lane``: ``self.lane()``."""
+        return self.block() * self.T + (self.lane() if lane is None else lane)
+
+    def keys(self) -> np.ndarray:
+        """Each sorted lane's element in the flat memory of every block (block·size + element)."""
+        return self.block() * self.size + self._element(self.packed)
+
+    def _element(self, packed: np.ndarray) -> np.ndarray:
+        return ((packed >> self.wide(self.lane_bits)) & self.wide((1 << self.element_bits) - 1)).astype(np.int64)
+
+    def head_keys(self, heads: np.ndarray) -> np.ndarray:
+        """The key (block·size + element) of each group (``heads``: ``self.heads()``)."""
+        p = self.packed[heads]
+        return (p >> self.wide(self.element_bits + self.lane_bits)).astype(np.int64) * self.size + self._element(p)
+
+    def _warp_heads(self) -> np.ndarray:
+        """The sorted lanes that start a warp's lanes on one element (its first lane there)."""
+        shift = self.wide(min(5, self.lane_bits))  # a block under 32 lanes is one warp
+        key = self.packed >> shift
+        head = np.empty(key.size, bool)
+        head[:1] = True
+        np.not_equal(key[1:], key[:-1], out=head[1:])
+        return self.packed[head]
+
+    def distinct_per_warp(self) -> int:
+        """Distinct elements per warp, summed (``memory.distinct_per_warp``)."""
+        return int(self._warp_heads().size)
+
+    def counters(self) -> tuple[int, int]:
+        """(distinct elements per warp, summed; shared wavefronts) of the instruction, for
+        4-byte elements, one per bank word: a warp's wavefronts are the most distinct words
+        it asks of one bank (``memory.wavefronts``), each element a word."""
+        first = self._warp_heads()
+        lane = first & self.wide((1 << self.lane_bits) - 1)
+        warps = -(-self.T // 32)
+        bank = self._element(first) & 31
+        row = ((first >> self.wide(self.element_bits + self.lane_bits)).astype(np.int64) * warps
+               + (lane >> self.wide(5)).astype(np.int64))
+        per_bank = np.bincount(row * 32 + bank, minlength=self.B * warps * 32)
+        return int(first.size), int(per_bank.reshape(-1, 32).max(axis=1).sum())
+
+
+def apply_per_block(mem: np.ndarray, found: PerBlock, values, op: str, compare=None) -> np.ndarray:
+    """:func:`apply` for the lanes of ``found`` on the flat memory ``mem`` of every block
+    (block·size + element): ``values`` (and for ``cas`` ``compare``) per lane, (B, T), or
+    (1, T) for the same row in every block. Returns the old values (B·T,) in lane order,
+    0 on the lanes that do not run."""
+    m = found.packed.size
+    old = np.zeros(found.B * found.T, mem.dtype)
+    if m == 0:
+        return old
+
+    lane = found.lane()
+    lanes = found.lanes(lane)
+
+    def sorted_(x):  # the lanes' values in sorted order
+        x = np.asarray(x, dtype=mem.dtype)
+        if x.ndim == 0:
+            return np.full(m, x)
+        if x.shape[0] == 1 or not x.strides[0]:  # one row for every block
+            return x.reshape(x.shape[0], -1)[0][lane]
+        return x.reshape(-1)[lanes]
+
+    first = found.heads()
+    last = np.append(first[1:] - 1, m - 1)
+    seen = _by_element(mem, found.head_keys(first), sorted_(values), first, last, op,
+                       None if compare is None else sorted_(compare))
+    old[lanes] = seen
+    return old
 
 
 def _sorted(mem, keys, values, op, cmp, grouped=None):
@@ -168,6 +286,10 @@ def _by_element(mem, at, v, first, last, op, cmp):
     """The old value of each lane, the lanes grouped by element (``v`` and ``cmp`` in that
     order; element ``at[g]``'s lanes are ``first[g] .. last[g]``, in serial order), ``mem``
     updated."""
+    if at.size == v.size:  # one lane on each element: nothing to serialise
+        seen = mem[at]
+        mem[at] = _combine(op, seen, v, cmp)
+        return seen
     lanes = last - first + 1  # lanes per element
     if op == "add" and mem.dtype.kind in "iu":  # integers add exactly in any grouping
         run = np.cumsum(v, dtype=mem.dtype)
@@ -182,13 +304,32 @@ def _by_element(mem, at, v, first, last, op, cmp):
     else:
         if op == "cas":
             seen, final = _compare_and_swap(mem[at], v, cmp, first, lanes)
+        elif op in ("inc", "dec"):
+            seen, final = _by_place(op, mem[at], v, first, lanes)
         else:
             seen, final = _accumulate(_UFUNCS[op], mem.dtype, mem[at], v, first, lanes)
         mem[at] = final
     return seen
 
 
-_UFUNCS = {"add": np.add, "max": np.maximum, "min": np.minimum}
+_UFUNCS = {"add": np.add, "max": np.maximum, "min": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or,
+           "xor": np.bitwise_xor}
+
+
+def _by_place(op, start, v, first, lanes):
+    """The old values of the lanes grouped by element for an operation that is no ufunc's
+    accumulation (``inc``, ``dec``: each step depends on the old value and the lane's own
+    bound): one numpy step per place in the elements' rows, every element at once."""
+    seen = np.empty(v.size, dtype=start.dtype)
+    cur = start.copy()
+    for p in range(int(lanes.max()) if lanes.size else 0):
+        rows = np.flatnonzero(lanes > p)
+        at = first[rows] + p
+        seen[at] = cur[rows]
+        cur[rows] = _combine(op, cur[rows], v[at], None)
+    return seen, cur
+
+
 #: An element with this many lanes or more is accumulated on its own, not padded into a table.
 LONG_ROW = 4096
 #: After this many rounds of compare-and-swap (one per swap), the lanes left are served one

@@ -19,8 +19,9 @@ is the same either way.
 Atomics meet plain accesses only (``diagnostics``: two atomics never race). Their tables
 are their own (``updaters``, ``last_atomic``, ``atomic_warp``, ``atomic_lanes``, kept as the
 read tables are), and an atomic instruction reached when nothing plain has touched the
-array since the barrier cannot race yet: it is only remembered (``pending_atomics``, the
-keys its lanes sorted themselves by anyway) and logged when a plain access, a
+array since the barrier cannot race yet: it is only remembered (``pending_atomics``: how
+to find its lanes' keys from the sort its lanes made anyway, worked out only if needed)
+and logged when a plain access, a
 ``syncwarp`` or a barrier of only some blocks comes before the next barrier of all. A
 histogram whose atomics sit between two barriers, as it should, costs racecheck nothing.
 """
@@ -231,15 +232,15 @@ def _log_atomics(arr, sid: int, key, warp, lane_bit, bit) -> None:
     arr.atomics_this_phase = True
 
 
-def atomic(blk, arr, site, key, lanes, threads: int) -> bool:
-    """An atomic on shared ``arr`` by the lanes whose elements are ``key`` (block row ·
-    size + element, one row per block of the pass) and whose numbers in the pass are
-    ``lanes`` (block · ``threads`` + thread), in any order. With nothing plain logged since
-    the barrier it cannot race: remembered for later (True). Else False: the caller checks
-    it with :func:`hazards`, its lanes in serial order."""
+def atomic(blk, arr, site, lanes_of, threads: int) -> bool:
+    """An atomic on shared ``arr``. ``lanes_of()`` gives its lanes' elements (block row ·
+    size + element, one row per block of the pass) and their numbers in the pass (block ·
+    ``threads`` + thread), in any order: worked out only if they are ever needed. With
+    nothing plain logged since the barrier it cannot race: remembered for later (True). Else
+    False: the caller checks it with :func:`hazards`, its lanes in serial order."""
     if arr.plain_this_phase:
         return False
-    arr.pending_atomics.append((blk._L.site_id(site), key, lanes, threads))
+    arr.pending_atomics.append((blk._L.site_id(site), lanes_of, threads))
     return True
 
 
@@ -249,7 +250,8 @@ def flush_atomics(arr) -> None:
     if not pending:
         return
     arr.per_block()
-    for sid, key, lanes, threads in pending:
+    for sid, lanes_of, threads in pending:
+        key, lanes = lanes_of()
         if arr.owned:
             materialize(arr, key)
         arr.owner[key] = SHARED

@@ -249,6 +249,7 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
         raise ValueError(f"{site}: a thread can move 1, 2, 4, 8 or 16 bytes at once, not {lane_bytes}")
     tools = blk._L.tools
     B = blk.nblocks
+    wavefronts_left = False
     if arr.pending_atomics and kind != "atomic":  # a plain access: the atomics before it now count
         racecheck.flush_atomics(arr)
     # An index whose form names no block index and keeps every thread inside the array
@@ -273,7 +274,11 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
         if bad is not None and "memcheck" in tools:
             report("__shared__", kind, itemsize)
         _check_alignment(arr, site, one, flat, width, lane_bytes)
-        _count_wavefronts(blk, c, one, flat, itemsize, lane_bytes, 1)
+        # An atomic of 4-byte words in many blocks sorts each block's lanes by element
+        # (``_atomic_per_block``): its wavefronts are read off that sort, not sorted again.
+        wavefronts_left = kind == "atomic" and B > 1 and lane_bytes == 4 and bad is None
+        if not wavefronts_left:
+            _count_wavefronts(blk, c, one, flat, itemsize, lane_bytes, 1)
     else:
         found = []
         for one, blocks in patterns:
@@ -327,7 +332,8 @@ def access(blk, site, c, lanes, kind: str, arr: Shared, index, width: int = 1, v
             bad = None if found[0][3] is None else np.broadcast_to(found[0][3], (B, blk.nthreads))
         else:
             flat, bad, _ = flat_index(arr.name, arr.shape, index, lanes, width, site)
-    return _per_block(blk, site, c, lanes, kind, arr, flat, bad, width, value, op, compare, lane_bytes)
+    return _per_block(blk, site, c, lanes, kind, arr, flat, bad, width, value, op, compare, lane_bytes,
+                      wavefronts_left)
 
 
 def _check_alignment(arr, site, one, flat, width, lane_bytes):
@@ -507,23 +513,33 @@ def _by_rows(blk, site, kind, arr: Shared, rows, one, flat, bad, width, value, l
     return None
 
 
-def _atomic_per_block(blk, c, lanes, run, arr: Shared, flat, value, op, compare, site, tables_too, checked=True):
+def _atomic_per_block(blk, c, lanes, run, arr: Shared, flat, value, op, compare, site, tables_too, checked=True,
+                      wavefronts_left=False):
     """An atomic on every block's own copy: each block's lanes sorted by element
-    (``atomics.by_element_per_block``; idle lanes left out of the result), which is far
-    faster than one sort of every running lane of the pass. Not ``checked`` by racecheck
-    yet: it remembers those sorted lanes (``racecheck.atomic``)."""
+    (``atomics.PerBlock``; idle lanes left out), which is far faster than one sort of every
+    running lane of the pass, and from which the instruction's conflicts (and, when
+    ``wavefronts_left``, its wavefronts: ``access`` left them for this sort) are read off
+    without sorting each warp again. Not ``checked`` by racecheck yet: it remembers those
+    sorted lanes (``racecheck.atomic``)."""
     B, T = blk.nblocks, blk.nthreads
-    keys = (np.arange(B)[:, None] * arr.size + flat).reshape(-1)
-    values = per_thread(np.asarray(value, dtype=arr.dtype), B, T, site, "value").reshape(-1)
-    cmp = None if op != "cas" else per_thread(np.asarray(compare, dtype=arr.dtype), B, T, site, "compare").reshape(-1)
-    grouped = atomics.by_element_per_block(flat, arr.size, run.mask)
+    values = per_thread(np.asarray(value, dtype=arr.dtype), B, T, site, "value")
+    cmp = None if op != "cas" else per_thread(np.asarray(compare, dtype=arr.dtype), B, T, site, "compare")
+    found = atomics.PerBlock(flat, arr.size, run.mask)
     if not checked:
-        racecheck.atomic(blk, arr, site, grouped[1], grouped[0], T)
-    old = atomics.apply(arr.data.reshape(-1), keys, values, op, cmp, grouped)
+        racecheck.atomic(blk, arr, site, lambda: (found.keys(), found.lanes()), T)
+    old = atomics.apply_per_block(arr.data.reshape(-1), found, values, op, cmp)
     if tables_too:
-        arr.written[grouped[1]] = True
-    atomics.count(c, lanes, distinct_per_warp(lanes.geo.rows(flat), lanes.row_mask))
-    return run.cleared(old.reshape(B, T))
+        arr.written[found.keys()] = True
+    if run is lanes and wavefronts_left:  # the same lanes: the sort has both counts
+        distinct, done = found.counters()
+        c.shared_wavefronts += done
+        c.shared_ideal_wavefronts += lanes.rows
+    elif run is lanes:
+        distinct = found.distinct_per_warp()
+    else:
+        distinct = distinct_per_warp(lanes.geo.rows(flat), lanes.row_mask)
+    atomics.count(c, lanes, distinct)
+    return old.reshape(B, T)
 
 
 def _holes(active: np.ndarray) -> np.ndarray:
@@ -568,8 +584,10 @@ def _as_gather(elements: np.ndarray, cols):
     return cols, None
 
 
-def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, op, compare, lane_bytes):
-    """The access with a row of tables for every block, lane by lane over the pass."""
+def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, op, compare, lane_bytes,
+               wavefronts_left=False):
+    """The access with a row of tables for every block, lane by lane over the pass
+    (``wavefronts_left``: an atomic whose wavefronts ``access`` left to be counted here)."""
     tools = blk._L.tools
     B = blk.nblocks
     # An atomic leaves the race tables alone and, once every element is written, initcheck's
@@ -595,7 +613,8 @@ def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, 
     else:
         checked = "racecheck" not in tools
     if kind == "atomic" and B > 1:
-        return _atomic_per_block(blk, c, lanes, run, arr, flat, value, op, compare, site, tables_too, checked)
+        return _atomic_per_block(blk, c, lanes, run, arr, flat, value, op, compare, site, tables_too, checked,
+                                 wavefronts_left)
     if run.all:  # every lane of every block: the lanes in serial order are a reshape
         b, t = np.arange(B)[:, None], np.arange(blk.nthreads, dtype=np.int32)[None, :]
         key = (b * arr.size + flat).reshape(-1)
@@ -632,7 +651,7 @@ def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, 
     if op == "cas":
         cmp = per_thread(np.asarray(compare, dtype=arr.dtype), B, blk.nthreads, site, "compare")[b, t]
     if not checked:  # nothing plain before it in this phase: remembered, in case
-        racecheck.atomic(blk, arr, site, key, thread, blk.nthreads)
+        racecheck.atomic(blk, arr, site, lambda: (key, thread), blk.nthreads)
     if run.all:  # b and t broadcast: the lanes' values are the arrays themselves, in order
         old = atomics.apply(data, key, np.broadcast_to(values, flat.shape).reshape(-1), op,
                             None if cmp is None else cmp.reshape(-1))

@@ -191,13 +191,13 @@ def if_else(take_if, out):  # the divergence demo of the execution-model lecture
 
 
 @cuda.jit
-def two_paths(out, odd_even):  # P2's divergence demo: even and odd lanes, or whole warps
+def two_paths(a, b, out, odd_even):  # P2's divergence demo: even and odd lanes, or whole warps
     t = cuda.grid(1)
     if odd_even:
         cond = cuda.threadIdx.x % 2 == 0
     else:
         cond = (cuda.threadIdx.x // 32) % 2 == 0
     if cond:
-        out[t] = 1.0
+        out[t] = a[t] + 1.0
     else:
-        out[t] = 2.0
+        out[t] = b[t] - 1.0

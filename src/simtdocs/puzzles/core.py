@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import itertools
 import textwrap
 import zlib
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from simtdocs.diagnostics import InitcheckError, MemcheckError, SimulatorError, 
 from simtdocs.i18n import Listing, Msg, _, _n, current_language
 from simtdocs.threads import WARP_SIZE
 
+from . import provenance
 from . import verdict as V
 from .card import ScoreCard, per_thread
 from .verdict import Lines, Verdict
@@ -149,35 +151,113 @@ def _similarity(a: str, b: str) -> float:
     return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
 
 
-def attribute(counter: str, mine, theirs):
-    """Which of ``mine`` (per-line counters) spends more of ``counter`` than the solution needs.
+#: Per budget counter, the counters that together say which accesses a line made: lines of
+#: the kernel and of the solution that made the same accesses agree on all of them, however
+#: the kernel spreads its accesses over lines (a reduction step written on one line, where
+#: the solution takes two). For shared wavefronts, the ideal ones: a bank conflict is
+#: another matter (``_ABOVE_IDEAL``).
+_ACCESSES = {
+    "shared_wavefronts": ("shared_ideal_wavefronts", "shared_requests"),
+    "shared_requests": ("shared_requests",),
+    "sectors": ("sectors", "requests", "requested_bytes"),
+    "requests": ("requests", "sectors", "requested_bytes"),
+    "requested_bytes": ("requested_bytes", "requests"),
+    "warp_instructions": ("warp_instructions", "active_lanes"),
+}
+#: Per budget counter, the part of a line's count above the ideal for its accesses (what no
+#: other arrangement of the same accesses needs): wavefronts beyond the ideal, bank conflicts.
+_ABOVE_IDEAL = {"shared_wavefronts": "shared_bank_conflicts"}
+#: Beyond this many solution lines that spend a counter, lines are matched one to one only.
+_MAX_COVER = 12
 
-    Each line of the kernel is paired with the solution line whose source reads most like it
-    (each solution line used once); a line's excess is its count minus its partner's (all of
-    it when it has none). Returns (the line with the largest excess, what its partner spends),
-    or (the line with the largest count, None) when no line spends more than its partner."""
-    mine = [ln for ln in mine if getattr(ln.counters, counter)]
-    theirs = [ln for ln in theirs if getattr(ln.counters, counter)]
-    pairs = sorted(((round(_similarity(a.site.source, b.site.source), 1), -i, -j) for i, a in enumerate(mine)
-                    for j, b in enumerate(theirs)), reverse=True)
-    partner: dict[int, int] = {}
-    taken: set[int] = set()
+
+@dataclass(frozen=True)
+class Blame:
+    """The line a budget's excess comes from (:func:`attribute`): ``need``, what the solution
+    spends on the matching accesses (0: it has none; None: nothing to compare with);
+    ``above_ideal``, when the excess is wavefronts above the ideal of the line's accesses
+    (bank conflicts), how many of its wavefronts those are."""
+
+    line: object
+    need: int | None
+    above_ideal: int = 0
+
+
+def attribute(counter: str, mine, theirs) -> Blame | None:
+    """Which of ``mine`` (per-line counters) spends more of ``counter`` than the solution
+    (``theirs``, on the same inputs) needs, judged by what is in excess, not by how the
+    lines are laid out:
+
+    * when the kernel's excess over the solution is mostly wavefronts above the ideal of
+      its accesses (bank conflicts, ``_ABOVE_IDEAL``), the line with the most of those;
+    * else by accesses: each kernel line is matched with the solution lines that made the
+      very same accesses (equal ``_ACCESSES`` counters, summed over one or more solution
+      lines, so a line that does the work of two is matched with both); the lines left
+      are paired by how alike their sources read, and a line's excess is its count minus
+      its partner's (all of it when it has none). The line with the largest excess is the
+      one blamed.
+
+    None when no line spends the counter; a Blame with ``need`` None when no line spends
+    more than its partner (the line with the largest count is named)."""
+    def count(ln):
+        return getattr(ln.counters, counter)
+
+    mine = [ln for ln in mine if count(ln)]
+    theirs = [ln for ln in theirs if count(ln)]
+    if not mine:
+        return None
+    above = _ABOVE_IDEAL.get(counter)
+    if above is not None:
+        def waste(ln):
+            return getattr(ln.counters, above)
+
+        extra_waste = sum(map(waste, mine)) - sum(map(waste, theirs))
+        extra_ideal = sum(count(ln) - waste(ln) for ln in mine) - sum(count(ln) - waste(ln) for ln in theirs)
+        if extra_waste > 0 and extra_waste >= extra_ideal:
+            worst = max(mine, key=lambda ln: (waste(ln), count(ln)))
+            return Blame(worst, None, waste(worst))
+    names = _ACCESSES.get(counter, (counter,))
+
+    def accesses(ln):
+        return tuple(getattr(ln.counters, name) for name in names)
+
+    # The same accesses: the largest kernel lines first, each with the fewest solution lines.
+    partner: dict[int, list[int]] = {}
+    free = list(range(len(theirs)))
+    for i in sorted(range(len(mine)), key=lambda i: -count(mine[i])):
+        found = _cover(accesses(mine[i]), [(j, accesses(theirs[j])) for j in free])
+        if found is not None:
+            partner[i] = found
+            free = [j for j in free if j not in found]
+    # The rest by how alike the sources read, each solution line used once.
+    rest = [i for i in range(len(mine)) if i not in partner]
+    pairs = sorted(((round(_similarity(mine[i].site.source, theirs[j].site.source), 1), -i, -j)
+                    for i in rest for j in free), reverse=True)
     for _score, i, j in pairs:
-        if -i not in partner and -j not in taken:
-            partner[-i] = -j
-            taken.add(-j)
+        if -i not in partner and -j in free:
+            partner[-i] = [-j]
+            free.remove(-j)
 
     def need(i):
-        return getattr(theirs[partner[i]].counters, counter) if i in partner else 0
+        return sum(count(theirs[j]) for j in partner.get(i, ()))
 
-    excess = [getattr(ln.counters, counter) - need(i) for i, ln in enumerate(mine)]
-    if not mine:
-        return None, None
-    k = max(range(len(mine)), key=lambda i: (excess[i], getattr(mine[i].counters, counter)))
+    excess = [count(ln) - need(i) for i, ln in enumerate(mine)]
+    k = max(range(len(mine)), key=lambda i: (excess[i], count(mine[i])))
     if excess[k] <= 0:
-        k = max(range(len(mine)), key=lambda i: getattr(mine[i].counters, counter))
-        return mine[k], None
-    return mine[k], need(k)
+        return Blame(max(mine, key=count), None)
+    return Blame(mine[k], need(k))
+
+
+def _cover(target: tuple, candidates: list) -> list | None:
+    """The fewest of ``candidates`` (``(index, counts)``) whose counts add up to ``target``
+    exactly, as a list of their indices; None when none do."""
+    if len(candidates) > _MAX_COVER:
+        candidates = [c for c in candidates if c[1] == target][:1]
+    for size in range(1, len(candidates) + 1):
+        for chosen in itertools.combinations(candidates, size):
+            if tuple(map(sum, zip(*(c for _j, c in chosen)))) == target:
+                return [j for j, _c in chosen]
+    return None
 
 
 @dataclass(frozen=True)
@@ -196,11 +276,16 @@ class Budget(Rule):
         value = getattr(stats, self.counter)
         label = LABELS[self.counter]
         if value > self.limit:
-            worst, need = attribute(self.counter, stats.lines, reference.lines if reference is not None else [])
+            blame = attribute(self.counter, stats.lines, reference.lines if reference is not None else [])
+            worst, need = blame.line, blame.need
             top = format(getattr(worst.counters, self.counter), ",")
             fields = dict(counter=label, value=format(value, ","), limit=format(self.limit, ","),
                           line=lines.of(worst.site), top=top)
-            if need is None:
+            if blame.above_ideal:
+                msg = _("{counter}: {value} where at most {limit} are allowed; {top} of them on {line}, "
+                        "{above} of them above the ideal of its accesses (bank conflicts)",
+                        above=format(blame.above_ideal, ","), **fields)
+            elif need is None:
                 msg = _("{counter}: {value} where at most {limit} are allowed; {top} of them on {line}", **fields)
             elif need == 0:
                 msg = _("{counter}: {value} where at most {limit} are allowed; {top} of them on {line}, "
@@ -282,7 +367,11 @@ class Puzzle:
         try:
             stats = launch(kernel, grid=self.grid, block=self.block, args=case.args, trace=trace)
         except MemcheckError as exc:
-            return Verdict(False, V.memcheck(exc, lines), detail=lines.renumber(str(exc)))
+            dialect = hasattr(kernel, "py_func")
+            site = getattr(exc, "site", None)
+            narrow = provenance.narrow_sources(kernel, case.args, site.lineno) if site is not None else []
+            return Verdict(False, V.memcheck(exc, lines, narrow, dialect),
+                           detail=V.detail(lines.renumber(str(exc)), dialect))
         except SynccheckError as exc:
             return Verdict(False, V.synccheck(exc, lines), detail=lines.renumber(str(exc)))
         except InitcheckError as exc:
@@ -395,6 +484,48 @@ class Puzzle:
         own, wanted = getattr(self, which).__name__, self.skeleton.__name__
         return text.replace(f"def {own}(", f"def {wanted}(", 1)
 
+    # -- the same puzzle in CUDA C ------------------------------------------------------
+
+    def c_file(self, which: str = "skeleton") -> str:
+        """The ``.cu`` file, relative to the repository, with this puzzle's C skeleton (section
+        ``<name>`` of ``snippets/puzzles/<module>.cu``) or its solution (section
+        ``<name>_solution`` of ``<module>_solutions.cu``, apart so that a notebook can show
+        the skeletons without the answers)."""
+        if which not in ("skeleton", "solution"):
+            raise ValueError(f"which is 'skeleton' or 'solution', not {which!r}")
+        module = self.setup.__module__.rsplit(".", 1)[-1]
+        return f"snippets/puzzles/{module}{'_solutions' if which == 'solution' else ''}.cu"
+
+    def c_source(self, which: str = "skeleton") -> str:
+        """The CUDA C skeleton or solution (a ``__global__`` kernel with the Python one's
+        arguments), the solution under the skeleton's name, as :meth:`source` gives it."""
+        from simtdocs.snippets import expand_snippets, repo_root
+
+        path = self.c_file(which)
+        if not (repo_root() / path).is_file():
+            raise FileNotFoundError(f"{self.name}: its C kernels are in {path} of the simtdocs repository, "
+                                    f"which is not here ({repo_root()})")
+        section = self.name if which == "skeleton" else self.name + "_solution"
+        text = expand_snippets(f'--8<-- "{path}:{section}"', base=repo_root())
+        if which == "skeleton":
+            return text
+        return text.replace(f" {_c_name(text)}(", f" {self.c_name()}(", 1)
+
+    def c_name(self) -> str:
+        """The C skeleton's kernel name (``double_vector``: ``double`` is a C keyword); the
+        solution's is this name with ``_solution``."""
+        return _c_name(self.c_source("skeleton"))
+
+    def c_kernel(self, which: str = "skeleton"):
+        """The C skeleton or solution compiled from :meth:`c_file` (a ``RawKernel``, what
+        :meth:`check` accepts), its lines those of the file."""
+        from simtdocs.cuda import RawModule
+        from simtdocs.snippets import repo_root
+
+        path = self.c_file(which)
+        name = self.c_name() + ("" if which == "skeleton" else "_solution")
+        return RawModule(path=str(repo_root() / path)).get_function(name)
+
     def launch_text(self) -> Msg:
         """'launch with grid 4 and block 256; arguments `a`: float32[1024], …' with the arguments'
         shapes, then how the random inputs are drawn."""
@@ -431,6 +562,9 @@ _REFERENCE: dict = {}
 
 def _parameters(kernel) -> list[str]:
     """The names the kernel gives its arguments (after ``blk`` for a blk kernel)."""
+    params = getattr(kernel, "params", None)
+    if isinstance(params, list):  # a CUDA C kernel (RawKernel): its C signature
+        return [name for name, _type in params]
     func = getattr(kernel, "py_func", None)
     try:
         names = list(inspect.signature(func or kernel).parameters)
@@ -439,6 +573,16 @@ def _parameters(kernel) -> list[str]:
     if any(p.kind == p.VAR_POSITIONAL for p in inspect.signature(func or kernel).parameters.values()):
         return []
     return names if func is not None else names[1:]
+
+
+def _c_name(source: str) -> str:
+    """The name of the first ``__global__`` function of a C source."""
+    import re
+
+    found = re.search(r"__global__\s+void\s+(\w+)\s*\(", source)
+    if found is None:
+        raise ValueError("no __global__ kernel in this C source")
+    return found.group(1)
 
 
 def _writers(trace, array: str | None, itemsize: int) -> dict:

@@ -100,9 +100,15 @@ def where(flat: int, shape) -> str:
 
 
 class Lines:
-    """Source lines named relative to the kernel: line 1 is its ``def``."""
+    """Source lines named relative to the kernel: line 1 is its ``def``, or for a CUDA C kernel
+    (a ``RawKernel``) the line of its ``__global__``, so that a page showing the kernel from
+    that line counts as the message does."""
 
     def __init__(self, kernel):
+        c = _c_source(kernel)
+        if c is not None:
+            self.filename, self.first = c.filename, _global_line(c.filename, c.tree.lineno)
+            return
         # A @simtdocs.cuda.jit kernel keeps the reader's function as py_func, and its sites
         # name the reader's file and lines.
         func = getattr(kernel, "py_func", kernel)
@@ -126,6 +132,26 @@ class Lines:
         if site.source:
             return _("line {line} (`{source}`)", line=n, source=site.source)
         return _("line {line}", line=n)
+
+
+def _c_source(kernel):
+    """The lowered C function behind a ``RawKernel`` (or the kernel it wraps), else None: its
+    ``filename`` is the ``.cu`` file the sites name, its tree starts on the function's line."""
+    source = getattr(getattr(kernel, "kernel", kernel), "_source", None)
+    if source is None or getattr(source, "func", True) is not None or not hasattr(source, "tree"):
+        return None  # a Python kernel (its function is kept), or not a compiled kernel at all
+    return source
+
+
+def _global_line(filename: str, first: int) -> int:
+    """The line holding ``__global__``, from the definition's first line (a template's
+    ``template <…>`` line comes before it)."""
+    import linecache
+
+    for lineno in range(first, first + 20):
+        if "__global__" in linecache.getline(filename, lineno):
+            return lineno
+    return first
 
 
 def _def_line(func, first: int) -> int:
@@ -154,7 +180,45 @@ def _site_line(exc: Exception, lines: Lines) -> int | str:
     return "?" if site is None else lines.number(site.filename, site.lineno)
 
 
-def memcheck(exc: Exception, lines: Lines) -> Msg:
+def memcheck(exc: Exception, lines: Lines, narrow=(), dialect: bool = False) -> Msg:
+    """The memcheck stop in the lecture's words; ``narrow`` (``provenance.narrow_sources``):
+    the narrow integers the out-of-bounds index came from, named in a note after it, with
+    the fix in the kernel's own dialect (``dialect``: the per-thread ``@cuda.jit`` one)."""
+    said = _memcheck(exc, lines)
+    if not narrow or exc.thread is None or exc.verb is None:
+        return said
+    src = narrow[0]
+    lo, hi = src.bounds
+    fields = dict(what=said, dtype=str(src.dtype), lo=lo, hi=hi)
+    if src.array is not None:
+        return _("{what}; its index comes from `{array}`, an {dtype} array, whose elements can only be {lo}..{hi} "
+                 "(a value outside that range wraps around when it is stored there; an index needs an int32 array)",
+                 array=src.array, **fields)
+    fields.update(conversion=src.text, line=lines.number(lines.filename, src.line))
+    if dialect:
+        return _("{what}; its index comes from `{conversion}` on line {line}: {dtype} holds only {lo}..{hi}, and a "
+                 "value outside that range wraps around (convert with np.int32(…) instead)", **fields)
+    return _("{what}; its index comes from `{conversion}` on line {line}: {dtype} holds only {lo}..{hi}, and a "
+             "value outside that range wraps around (widen it with .astype(np.int32) instead)", **fields)
+
+
+#: The sanitizer's hint on a narrow index, worded for the ``blk`` API (diagnostics.outside).
+_BLK_NARROW_HINT = re.compile(r"numpy wraps (\w+) arithmetic around, where C computes in int "
+                              r"\(widen it with \.astype\(np\.int32\)\)")
+
+
+def detail(report: str, dialect: bool) -> str:
+    """The sanitizer's report as the kernel's dialect reads it: in the per-thread dialect an
+    index is narrow only as it was loaded or converted (numba computes in int64), and
+    ``.astype`` is not part of it."""
+    if not dialect:
+        return report
+    return _BLK_NARROW_HINT.sub(lambda m: f"a value outside that range wrapped around where it became {m.group(1)} "
+                                          f"(numba's arithmetic is int64; convert with np.int32(…), or keep such "
+                                          f"values in an int32 array)", report)
+
+
+def _memcheck(exc: Exception, lines: Lines) -> Msg:
     line = _site_line(exc, lines)
     if exc.thread is None:
         return _("the simulator's memcheck stopped the kernel on line {line}", line=line)

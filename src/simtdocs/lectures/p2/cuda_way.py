@@ -14,15 +14,16 @@ from simtdocs.i18n import _
 ROWS = ("warp_instructions", "branches", "divergent_branches", "requests", "sectors")
 
 
-def twin_table(per_thread, by_hand):
-    """The counters of two launches of one kernel, side by side: the per-thread kernel's
-    (``@cuda.jit``) and its twin's written with masks (``blk``)."""
+def twin_table(per_thread, by_hand, in_c):
+    """The counters of three launches of one kernel, side by side: the per-thread kernel's
+    (``@cuda.jit``), its twin's written with masks (``blk``) and the CUDA C's (``RawModule``)."""
     import simtdocs
 
     labels = {**simtdocs.LABELS, "branches": _("branches")}
-    rows = [(labels[key], getattr(per_thread.totals, key), getattr(by_hand.totals, key)) for key in ROWS]
-    rows += [(labels[key], getattr(per_thread, key), getattr(by_hand, key))
+    runs = (per_thread, by_hand, in_c)
+    rows = [(labels[key], *(getattr(st.totals, key) for st in runs)) for key in ROWS]
+    rows += [(labels[key], *(f"{getattr(st, key):.1%}" for st in runs))
              for key in ("simt_efficiency", "coalescing_efficiency")]
-    rows = [(name, f"{a:.1%}", f"{b:.1%}") if isinstance(a, float) else (name, a, b) for name, a, b in rows]
-    return Table(rows, [_("counter"), _("per thread (`@cuda.jit`)"), _("with masks (`blk`)")], align="lrr")
+    return Table(rows, [_("counter"), _("per thread (`@cuda.jit`)"), _("with masks (`blk`)"),
+                        _("CUDA C (`RawModule`)")], align="lrrr")
 # --8<-- [end:twin_table]
