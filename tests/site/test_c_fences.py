@@ -68,3 +68,27 @@ def test_every_kernel_of_a_cu_file_compiles_and_a_page_block_launches_it(cu):
     assert f'RawModule(path="{rel}")' in scripts, f"no companion script compiles {rel}"
     for name in kernels:
         assert f'"{name}"' in scripts, f"{rel}: no companion script launches {name}"
+
+
+@pytest.mark.parametrize("script", ["snippets/p2/01_cuda_programming_model.py", "snippets/exec_model/04_silu_and_mul.py"])
+def test_a_notebook_compiles_its_c_from_a_string_as_a_cupy_user_would(script):
+    """The downloaded notebook holds the C it compiles (``NAME_CU = r\"\"\"…\"\"\"``, then
+    ``RawModule(code=NAME_CU)``), so it runs away from the repository; on a Chinese notebook
+    the C's comments are Chinese, the C itself unchanged."""
+    from simtdocs_site.comments import c_strings
+    from simtdocs_site.notebooks import build_notebook
+
+    cells = {lang: "\n".join(c["source"] for c in build_notebook(ROOT / script, lang, "test").cells
+                             if c["cell_type"] == "code") for lang in ("en", "zh")}
+    for lang, code in cells.items():
+        assert 'RawModule(path="snippets/' not in code and "RawModule(code=" in code, lang
+    (name, en), = c_strings(cells["en"])
+    (_, zh), = c_strings(cells["zh"])
+    path = next(p for p in CU_FILES if p.stem.upper() + "_CU" == name)
+    shown = "\n".join(ln for ln in path.read_text(encoding="utf-8").split("\n") if not SECTION_MARK.match(ln))
+    assert en.strip() == shown.strip()
+    strip = lambda c: [k for k in (ln.split("//")[0].rstrip() for ln in c.split("\n")) if k]  # noqa: E731
+    assert strip(zh) == strip(en) and zh != en  # the same C, its comments in Chinese
+    module = RawModule(code=zh)
+    for kernel in re.findall(r"__global__\s+void\s+(\w+)", zh):
+        module.get_function(kernel)
