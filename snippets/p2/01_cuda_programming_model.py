@@ -76,7 +76,7 @@ print(f"```text\n{st}\n```")
 # --8<-- [start:c_launch_glue]
 from simtdocs.display import glue
 
-tail = n % 256                             # threads of the last block with an element
+tail = n % st.block[0]                     # threads of the last block with an element
 glue("p2_va_warp", tail // 32)             # the warp of that block that is only partly inside
 glue("p2_va_tail", 32 - tail % 32)         # its threads past the end
 assert st.divergent_branches == 1

@@ -56,6 +56,12 @@ CHANGES = [
         ("en/P2_MODEL", "read a[1000] to a[1023]", "read a[900] to a[1023]"),
         ("P2_MODEL", "会去读 a[1000] 到 a[1023]", "会去读 a[900] 到 a[1023]"),
     ]),
+    # the block size of a C launch: the warp its `if` splits moves (and its Chinese twin)
+    ("snippets/p2/01_cuda_programming_model.py", "st = vector_add_c((cdiv(n, 256),), (256,),",
+     "st = vector_add_c((cdiv(n, 128),), (128,),", [
+        ("en/P2_MODEL", "of warp 7 in the last block", "of warp 3 in the last block"),
+        ("P2_MODEL", "第 7 号 warp", "第 3 号 warp"),
+    ]),
     ("snippets/exec_model/01_occupancy.py", "EX_THREADS, EX_REGS = 256, 64", "EX_THREADS, EX_REGS = 256, 72", [
         ("en/exec-model/index.html", "For a kernel with 64 registers per thread", "For a kernel with 72 registers per thread"),
         ("exec-model/index.html", "对每线程 64 个寄存器", "对每线程 72 个寄存器"),
