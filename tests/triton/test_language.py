@@ -102,15 +102,14 @@ def bad_arange(x_ptr):
 
 
 @triton.jit
-def block_ptr_kernel(x_ptr):
-    p = tl.make_block_ptr(x_ptr, (4,), (1,), (0,), (4,), (0,))
-    tl.store(p, 1.0)
+def atomic_and_kernel(x_ptr):
+    tl.atomic_and(x_ptr + tl.arange(0, 4), 1)
 
 
 @pytest.mark.parametrize("kernel,line,what", [
     (bad_index, "tl.store(x_ptr + offs, x[3])", "indexing a tensor"),
     (bad_arange, "offs = tl.arange(0, 100)", "power of 2"),
-    (block_ptr_kernel, "p = tl.make_block_ptr", "make_block_ptr"),
+    (atomic_and_kernel, "tl.atomic_and(x_ptr", "tl.atomic_and"),
 ])
 def test_errors_name_the_line(kernel, line, what):
     x = np.zeros(128, np.float32)
@@ -170,3 +169,31 @@ def test_trace_records_the_lanes():
     s = K.vec_add[(1,)](a, a, a.copy(), 100, BLOCK=128, trace=(0, 3))
     # warp 3 holds elements 96..127: lanes 0..3 active in each of its three accesses
     assert len(s.trace) == 3
+
+
+def test_layout_map():
+    # 4 warps, a 16x64 float32 block: 1024 elements, 8 per thread, 4 per 16-byte vector:
+    # chunk c = e // 4 on thread c % 128; row 0 is lanes 0-15 of warp 0, row 1 lanes 16-31
+    import triton_style_kernels as K
+    thread, reg = K.vec_add.layout((16, 64), num_warps=4)
+    assert thread[0, :8].tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
+    assert thread[1, 0] == 16 and thread[2, 0] == 32 and thread[8, 0] == 0
+    assert reg[0, :4].tolist() == [0, 1, 2, 3] and reg[8, 0] == 4
+    counts = np.bincount(thread.ravel(), minlength=128)
+    assert (counts == 8).all()
+    t16, _ = K.vec_add.layout((16, 64), num_warps=4, dtype=tl.float16)  # 8 halves a vector
+    assert t16[0, :16].tolist() == [0] * 8 + [1] * 8
+
+
+def test_layout_is_what_the_loads_do():
+    # warp 1's first load in trace= reads, lane by lane, the first element the layout gives it
+    import triton_style_kernels as K
+    n = 4096
+    a = rng.random(n, dtype=np.float32)
+    s = K.vec_add[(4,)](a, a, np.zeros_like(a), n, BLOCK=1024, num_warps=4, trace=(0, 1))
+    thread, reg = K.vec_add.layout((1024,), num_warps=4)
+    first = s.trace[0]
+    assert first.width == 4 and first.lanes == tuple(range(32))
+    mine = [int(np.flatnonzero((thread == 32 + lane) & (reg == 0))[0]) for lane in range(32)]
+    base = first.addresses[0] - 4 * mine[0]
+    assert [base + 4 * e for e in mine] == list(first.addresses)

@@ -68,3 +68,34 @@ def test_integer_rules_and_reductions():
     for i in (2, 3, 5, 6):
         np.testing.assert_array_equal(mine[i], theirs[i])
     np.testing.assert_allclose(mine[4], theirs[4], rtol=1e-5)
+
+
+@pytest.mark.parametrize("seq", [33, 64])
+def test_causal_attention(seq):
+    D, BM = 16, 16
+    q, k, v = (rng.standard_normal((seq, D)).astype(np.float16) for _ in range(3))
+    mine, theirs = both("causal_attention", (paper.cdiv(seq, BM),), [q, k, v, np.zeros_like(q)], [seq, 0.25],
+                        D=D, BM=BM, BN=BM)
+    np.testing.assert_allclose(mine[3].astype(np.float32), theirs[3].astype(np.float32), rtol=1e-2, atol=2e-3)
+
+
+def test_return_branch_while():
+    R, C = 5, 32
+    x = rng.standard_normal((R, C)).astype(np.float32)
+    lens = np.array([3, 20, 31, 0, 17], np.int32)
+    mine, theirs = both("ragged_rows", (8,), [x, np.zeros(R + R * C, np.float32), lens], [R], C=C)
+    np.testing.assert_allclose(mine[1], theirs[1], rtol=1e-5, atol=1e-6)
+
+
+def test_reductions_and_dot_tiles():
+    x = rng.standard_normal((2, 4, 64)).astype(np.float32)
+    arrays = [x, np.zeros(8, np.float32), np.zeros(8, np.float32), np.zeros(8, np.int32)]
+    mine, theirs = both("tile_reduce", (2,), arrays, [], R=4, C=64)
+    np.testing.assert_allclose(mine[1], theirs[1], rtol=1e-5, atol=1e-6)
+    for i in (2, 3):
+        np.testing.assert_array_equal(mine[i], theirs[i])
+    a = rng.standard_normal((32, 16)).astype(np.float16)
+    b = rng.standard_normal((16, 32)).astype(np.float16)
+    mine, theirs = both("one_dot", (1,), [a, b, np.zeros((32, 32), np.float32)], [], M=32, N=32, K=16)
+    np.testing.assert_allclose(mine[2], theirs[2], rtol=1e-5, atol=1e-5)
+

@@ -111,3 +111,100 @@ def int_and_reduce(a_ptr, b_ptr, q_ptr, r_ptr, red_ptr, am_ptr, cs_ptr, n, R: tl
     tl.store(red_ptr + rows * 3 + 2, tl.min(tl.sqrt(tl.abs(x) + 1.0), axis=1))
     tl.store(am_ptr + rows, tl.argmax(x, axis=1))
     tl.store(cs_ptr + rows[:, None] * C + cols[None, :], tl.cumsum(a.to(tl.int32).reshape(R, C), axis=1))
+
+
+@triton.jit
+def causal_attention(q_ptr, k_ptr, v_ptr, o_ptr, seq, scale, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    # one query block per program; it attends to key blocks 0..start_m only, so the trip count
+    # of the loop depends on tl.program_id (the programs of one batch run different counts)
+    start_m = tl.program_id(0)
+    offs_m = start_m * BM + tl.arange(0, BM)
+    offs_n = tl.arange(0, BN)
+    offs_d = tl.arange(0, D)
+    q = tl.load(q_ptr + offs_m[:, None] * D + offs_d[None, :], mask=offs_m[:, None] < seq, other=0.0)
+    m_i = tl.full([BM], -float("inf"), tl.float32)
+    l_i = tl.zeros([BM], dtype=tl.float32)
+    acc = tl.zeros([BM, D], dtype=tl.float32)
+    hi = tl.minimum((start_m + 1) * BM, seq)
+    for start_n in range(0, hi, BN):
+        cols = start_n + offs_n
+        kt = tl.load(k_ptr + cols[None, :] * D + offs_d[:, None], mask=cols[None, :] < seq, other=0.0)
+        s = tl.dot(q, kt) * scale
+        s = tl.where((offs_m[:, None] >= cols[None, :]) & (cols[None, :] < seq), s, -float("inf"))
+        m_new = tl.maximum(m_i, tl.max(s, axis=1))
+        p = tl.exp(s - m_new[:, None])
+        alpha = tl.exp(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        v = tl.load(v_ptr + cols[:, None] * D + offs_d[None, :], mask=cols[:, None] < seq, other=0.0)
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
+        m_i = m_new
+    acc = acc / l_i[:, None]
+    tl.store(o_ptr + offs_m[:, None] * D + offs_d[None, :], acc.to(tl.float16), mask=offs_m[:, None] < seq)
+
+
+@triton.jit
+def ragged_rows(x_ptr, out_ptr, lens_ptr, n_rows, C: tl.constexpr):
+    # programs past n_rows return; the others branch and loop on a length each loads
+    row = tl.program_id(0)
+    if row >= n_rows:
+        return
+    n = tl.load(lens_ptr + row)
+    cols = tl.arange(0, C)
+    total = 0.0
+    if n > C // 2:
+        x = tl.load(x_ptr + row * C + cols, mask=cols < n, other=0.0)
+        total = tl.sum(x, axis=0)
+    else:
+        total = -1.0
+    i = 0
+    while i < n:
+        tl.store(out_ptr + n_rows + row * C + i, i * 1.0)
+        i += 4
+    tl.store(out_ptr + row, total + i)
+
+
+@triton.jit
+def block_sum(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.store(out_ptr + tl.program_id(0), tl.sum(x, axis=0))
+
+
+@triton.jit
+def tile_reduce(x_ptr, s_ptr, m_ptr, a_ptr, R: tl.constexpr, C: tl.constexpr):
+    r = tl.arange(0, R)
+    c = tl.arange(0, C)
+    x = tl.load(x_ptr + tl.program_id(0) * R * C + r[:, None] * C + c[None, :])
+    base = tl.program_id(0) * R
+    tl.store(s_ptr + base + r, tl.sum(x, axis=1))
+    tl.store(m_ptr + base + r, tl.max(x, axis=1))
+    tl.store(a_ptr + base + r, tl.argmax(x, axis=1))
+
+
+@triton.jit
+def one_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    c = tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
+
+
+@triton.jit
+def matmul_block_ptr(a_ptr, b_ptr, c_ptr, M, N, K, s_am, s_ak, s_bk, s_bn, s_cm, s_cn,
+                     BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a_bp = tl.make_block_ptr(a_ptr, (M, K), (s_am, s_ak), (pid_m * BM, 0), (BM, BK), (1, 0))
+    b_bp = tl.make_block_ptr(b_ptr, (K, N), (s_bk, s_bn), (0, pid_n * BN), (BK, BN), (1, 0))
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_bp, boundary_check=(0, 1))
+        b = tl.load(b_bp, boundary_check=(0, 1))
+        acc += tl.dot(a, b)
+        a_bp = tl.advance(a_bp, (0, BK))
+        b_bp = tl.advance(b_bp, (BK, 0))
+    c_bp = tl.make_block_ptr(c_ptr, (M, N), (s_cm, s_cn), (pid_m * BM, pid_n * BN), (BM, BN), (1, 0))
+    tl.store(c_bp, acc.to(tl.float16), boundary_check=(0, 1))

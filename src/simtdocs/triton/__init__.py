@@ -2,13 +2,20 @@
 
 ``@triton.jit`` functions run as block programs on the engine: ``kernel[grid](*args, BLOCK=…,
 num_warps=4)`` launches one block of ``num_warps * 32`` threads per program instance and
-returns the launch's ``Stats``. The layout and what is counted are stated in
-``simtdocs.triton.language``. Tensors are numpy arrays or anything with ``__array__`` or
-DLPack (torch CPU tensors); results are written back into them.
+returns the launch's ``Stats`` (with ``stats.dots``: the FLOPs and MMA instructions of each
+``tl.dot`` line, which the engine's counters have no field for). Only memcheck runs by
+default (``tools=``): a Triton kernel manages no shared memory of its own, and the
+compiler's scratch that reductions and dots use here is race-free by construction. The
+layout and what is counted are stated in ``simtdocs.triton.language``. Tensors are numpy
+arrays or anything with ``__array__`` or DLPack (torch CPU tensors); results are written
+back into them. Integer arguments divisible by 16 are specialised as Triton's JIT does
+(their divisibility decides vector widths), except those named in ``do_not_specialize``.
 
-Program instances run one per pass (``blocks_per_pass=1``): Python control flow on
-program ids and loaded values (``if pid == 0``, loops whose bounds differ per program)
-then works as in Triton's interpreter. Batching programs into one pass is not done yet.
+Program instances run batched, as the engine batches blocks (``blocks_per_pass``, default
+the engine's choice): the kernel's source is rewritten so that control flow on program
+ids and loaded scalars (``if pid == 0``, ``return``, loops whose bounds differ between
+programs, as in causal attention) runs per program (``simtdocs.triton._rewrite``). No
+counter depends on the batching; ``blocks_per_pass=1`` runs one program per pass.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ import numpy as np
 
 from .. import model
 from ..devices import H100
-from . import language
+from . import _rewrite, language
 from .language import TritonError, cdiv, next_power_of_2  # noqa: F401
 
 __all__ = ["Config", "JITFunction", "autotune", "cdiv", "heuristics", "jit", "language", "next_power_of_2"]
@@ -44,19 +51,42 @@ def _as_array(a):
 class JITFunction:
     def __init__(self, fn, do_not_specialize=(), **_):
         self.fn = fn
+        names = list(inspect.signature(fn).parameters)
+        # arguments Triton does not specialise (by name or position): no divisibility known
+        self.do_not_specialize = {names[d] if isinstance(d, int) else d for d in do_not_specialize}
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self.signature = inspect.signature(fn)
         self.arg_names = list(self.signature.parameters)
         functools.update_wrapper(self, fn)
+        self._kernel = self._helper = None
+
+    def _compiled(self, as_kernel):
+        """The function rewritten for batches of programs (compiled once, on first use)."""
+        if as_kernel:
+            if self._kernel is None:
+                self._kernel = _rewrite.compile_batched(self.fn, True, language.RUNTIME)
+            return self._kernel
+        if self._helper is None:
+            self._helper = _rewrite.compile_batched(self.fn, False, language.RUNTIME)
+        return self._helper
 
     def __call__(self, *args, **kwargs):  # a @jit function called from a kernel
-        return self.fn(*args, **kwargs)
+        if getattr(language._ctx, "batch", None) is None:
+            return self.fn(*args, **kwargs)
+        return self._compiled(False)(*args, **kwargs)
+
+    @staticmethod
+    def layout(shape, num_warps=4, dtype=language.float32):
+        """Which thread holds which element: ``(thread, register)`` arrays of ``shape``
+        (``simtdocs.triton.language.layout``)."""
+        return language.layout(shape, num_warps, dtype)
 
     def __getitem__(self, grid):
         return lambda *args, **kw: self.run(*args, grid=grid, **kw)
 
-    def run(self, *args, grid, num_warps=4, num_stages=3, device=H100, trace=None, tools=None, **kw):
+    def run(self, *args, grid, num_warps=4, num_stages=3, device=H100, trace=None, tools=None,
+            blocks_per_pass=None, **kw):
         bound_names = self.arg_names[:len(args)]
         meta = dict(zip(bound_names, args))
         for k in ("num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid", "stream"):
@@ -90,37 +120,46 @@ class JITFunction:
                                               "pass a contiguous array (views with strides are not supported yet)")
                 arrays.append(arr.reshape(-1))
                 names.append(name)
-        fn = self.fn
+        fn = self._compiled(True)
         grid3 = g
+        call0 = {}
+        for name in params:
+            v = meta[name]
+            ann = params[name].annotation
+            is_const = ann is language.constexpr or (isinstance(ann, str) and "constexpr" in ann)
+            if name in names:
+                continue
+            if is_const or not isinstance(v, (int, float, bool, np.integer, np.floating)) or isinstance(v, bool):
+                call0[name] = v
+            elif isinstance(v, (int, np.integer)):
+                # Triton specialises an integer argument divisible by 16 (its alignment is known)
+                call0[name] = language.tensor(np.array([v], np.int32 if -2**31 <= v < 2**31 else np.int64),
+                                              16 if v % 16 == 0 and name not in self.do_not_specialize else 1)
+            else:
+                call0[name] = language.tensor(np.array([v], np.float32))
+        call0.update(extra_meta)
+        zero = np.zeros(1, np.int64)
 
         def kernel(blk, *flat):
-            total = blk.first  # one program per pass: its linear program id
-            pid = (total % grid3[0], (total // grid3[0]) % grid3[1], total // (grid3[0] * grid3[1]))
-            language._ctx.blk, language._ctx.pid, language._ctx.grid = blk, pid, grid3
-            call = {}
-            by = dict(zip(names, flat))
-            for name in params:
-                v = meta[name]
-                ann = params[name].annotation
-                is_const = ann is language.constexpr or (isinstance(ann, str) and "constexpr" in ann)
-                if name in by:
-                    call[name] = language.pointer(by[name], 0)
-                elif is_const or not isinstance(v, (int, float, bool, np.integer, np.floating)) or isinstance(v, bool):
-                    call[name] = v
-                elif isinstance(v, (int, np.integer)):
-                    call[name] = language.tensor(np.int32(v) if -2**31 <= v < 2**31 else np.int64(v))
-                else:
-                    call[name] = language.tensor(np.float32(v))
-            call.update(extra_meta)
+            language._ctx.batch = language._Batch(blk, grid3)
+            call = dict(call0)
+            for name, arr in zip(names, flat):
+                call[name] = language.pointer(arr, zero, name)
             try:
-                fn(**call)
+                with np.errstate(all="ignore"):  # Triton's float math does not raise; programs that sit out a
+                    fn(**call)                   # loop or branch compute on values nobody stores
             finally:
-                language._ctx.blk = None
+                language._ctx.batch = None
 
         kernel.__name__ = self.__name__
-        extra = {} if tools is None else {"tools": tools}
-        return model.launch(kernel, g, int(num_warps) * 32, args=tuple(arrays), device=device,
-                            blocks_per_pass=1, trace=trace, **extra)
+        # A Triton kernel manages no shared memory of its own: the compiler's scratch (reductions,
+        # dot operands) is race-free by construction, so only memcheck runs unless asked.
+        extra = {"tools": ("memcheck",) if tools is None else tools}
+        stats = model.launch(kernel, g, int(num_warps) * 32, args=tuple(arrays), device=device,
+                             blocks_per_pass=blocks_per_pass, trace=trace, **extra)
+        if "dots" not in stats.__dict__:
+            stats.dots = {}
+        return stats
 
 
 def jit(fn=None, **kw):
