@@ -320,6 +320,8 @@ def _by_place(op, start, v, first, lanes):
     """The old values of the lanes grouped by element for an operation that is no ufunc's
     accumulation (``inc``, ``dec``: each step depends on the old value and the lane's own
     bound): one numpy step per place in the elements' rows, every element at once."""
+    if v.size > SHORT_ROWS and (v == v[0]).all() and start.dtype.kind in "iu":
+        return _wrapping_counter(op, start, v[0], first, lanes)
     seen = np.empty(v.size, dtype=start.dtype)
     cur = start.copy()
     for p in range(int(lanes.max()) if lanes.size else 0):
@@ -328,6 +330,34 @@ def _by_place(op, start, v, first, lanes):
         seen[at] = cur[rows]
         cur[rows] = _combine(op, cur[rows], v[at], None)
     return seen, cur
+
+
+def _wrapping_counter(op, start, bound, first, lanes):
+    """``inc``/``dec`` with one bound ``m`` for every lane (a ring buffer's index): a counter
+    that cycles through 0..m, so lane j of an element sees its value j steps on, in closed form
+    (``inc`` from s <= m: (s + j) mod (m + 1); from s > m: s, then 0, 1, …; ``dec`` the mirror)."""
+    m = np.uint64(bound) if np.asarray(bound).dtype.kind == "u" else np.uint64(max(int(bound), 0))
+    period = np.uint64(int(m) + 1)
+    j = (np.arange(int(lanes.sum()), dtype=np.uint64) - np.repeat(first, lanes).astype(np.uint64))  # step in its row
+    s = np.repeat(start, lanes).astype(np.int64)
+    big = s.astype(np.uint64) > m if start.dtype.kind == "u" else (s < 0) | (s.astype(np.uint64) > m)
+    su = s.astype(np.uint64)
+    if op == "inc":
+        regular = (su + j) % period
+        after = (j - np.uint64(1)) % period  # from above the bound: s, then 0, 1, …
+    else:
+        regular = (su + period - j % period) % period  # s, s - 1, …, 0, m, …
+        after = (m + period - (j - np.uint64(1)) % period) % period  # s, then m, m - 1, …
+    seen = np.where(big, np.where(j == 0, su, after), regular).astype(start.dtype)
+    steps = lanes.astype(np.uint64)
+    s0 = start.astype(np.int64).astype(np.uint64)
+    big0 = s0 > m if start.dtype.kind == "u" else (start.astype(np.int64) < 0) | (s0 > m)
+    if op == "inc":
+        final = np.where(big0, (steps - np.uint64(1)) % period, (s0 + steps) % period)
+    else:
+        final = np.where(big0, (m + period - (steps - np.uint64(1)) % period) % period,
+                         (s0 + period - steps % period) % period)
+    return seen, final.astype(start.dtype)
 
 
 #: An element with this many lanes or more is accumulated on its own, not padded into a table.

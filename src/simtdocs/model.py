@@ -238,6 +238,26 @@ class Block:
         """``atomicCAS``: stores value where old == compare; returns the old value."""
         return self._memory("atomic", self._site(), array, index, mask, 1, value, "cas", compare)
 
+    def atomic_and(self, array, index, value, mask=None):
+        """``atomicAnd``: stores old & value; returns the old value (see ``atomic_add``)."""
+        return self._memory("atomic", self._site(), array, index, mask, 1, value, "and")
+
+    def atomic_or(self, array, index, value, mask=None):
+        """``atomicOr``: stores old | value; returns the old value (see ``atomic_add``)."""
+        return self._memory("atomic", self._site(), array, index, mask, 1, value, "or")
+
+    def atomic_xor(self, array, index, value, mask=None):
+        """``atomicXor``: stores old ^ value; returns the old value (see ``atomic_add``)."""
+        return self._memory("atomic", self._site(), array, index, mask, 1, value, "xor")
+
+    def atomic_inc(self, array, index, value, mask=None):
+        """``atomicInc``: stores ``(old >= value) ? 0 : old + 1``; returns the old value."""
+        return self._memory("atomic", self._site(), array, index, mask, 1, value, "inc")
+
+    def atomic_dec(self, array, index, value, mask=None):
+        """``atomicDec``: stores ``(old == 0 || old > value) ? value : old - 1``; returns the old value."""
+        return self._memory("atomic", self._site(), array, index, mask, 1, value, "dec")
+
     # -- control flow ----------------------------------------------------------------------
 
     def branch(self, cond, mask=None) -> np.ndarray:

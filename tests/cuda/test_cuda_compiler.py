@@ -439,7 +439,7 @@ REFUSED = {
     "cooperative groups": ("g = cuda.cg.this_grid()", "cooperative groups"),
     "global list": ("x[0] = PYLIST[0]", "cannot be used as a value"),
     "python function": ("x[0] = plain(1)", "not a device function"),
-    "atomic and": ("cuda.atomic.and_(x, 0, 1)", "cuda.atomic.and_ is not supported"),
+    "atomic nanmax": ("cuda.atomic.nanmax(x, 0, 1)", "cuda.atomic.nanmax is not supported"),
 }
 
 PYLIST = [1, 2, 3]

@@ -32,9 +32,9 @@ ARRAY_KINDS = ("global", "shared", "local", "const")
 VARYING_INTRINSICS = {
     "grid", "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "ballot_sync", "any_sync", "all_sync",
     "activemask", "lanemask_lt", "syncthreads_count", "syncthreads_and", "syncthreads_or",
-} | {f"atomic.{a}" for a in I.ATOMICS_SUPPORTED}
+} | {f"atomic.{a}" for a in I.ATOMICS_SUPPORTED} | {"vload"}
 EFFECT_INTRINSICS = VARYING_INTRINSICS - {"grid", "lanemask_lt", "activemask"} | {
-    "syncthreads", "syncwarp", "threadfence", "threadfence_block", "threadfence_system"}
+    "syncthreads", "syncwarp", "threadfence", "threadfence_block", "threadfence_system", "vstore", "printf"}
 
 UNSUPPORTED = {
     ast.Try: "try/except", ast.Raise: "raise", ast.With: "with", ast.ClassDef: "a class definition",

@@ -66,7 +66,7 @@ HELPERS = {
     "_permute": lambda index, order: tuple(index[k] for k in order),
     "_dynamic_shared": lambda blk, dt, name: blk.shared(
         _dynamic_bytes(blk) // np.dtype(dt).itemsize, dt, name=name, dynamic=True),
-    "_narrow": rt.narrow,
+    "_narrow": rt.narrow, "_vsplit": rt.vsplit, "_vstack": rt.vstack, "_printf": rt.printf_, "_bitcast": rt.bitcast,
     # undefined values (runtime.py): shadows, shuffle plans, checks
     "_shfl_plan": rt.shfl_plan, "_u_or": rt.u_or, "_u_sel": rt.u_sel, "_u_and": rt.u_and, "_u_or_else": rt.u_or_else,
     "_u_select": rt.u_select, "_u_warp": rt.u_warp, "_u_block": rt.u_block, "_u_check": rt.u_check,
@@ -306,7 +306,8 @@ class Compiler(Expressions):
         u = self.shadow(node)
         if u is None:
             return value
-        return at(E(f"_u_check(B, M, V, U, {use!r}, {('`' + ast.unparse(node) + '`')!r})", B=self.blk,
+        shown = getattr(node, "source_text", None) or ast.unparse(node)  # a front end's own text (C) where it has one
+        return at(E(f"_u_check(B, M, V, U, {use!r}, {('`' + shown + '`')!r})", B=self.blk,
                     M=copy.deepcopy(self.M), V=value, U=u), node)
 
     # -- the function ----------------------------------------------------------------------------

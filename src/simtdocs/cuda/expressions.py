@@ -382,11 +382,23 @@ class Expressions:
             return ast.Call(ast.Name(f"_{name}"), [self.ex(a) for a in pos], [])
         if name == "selp":
             return E("_select(C, A, B)", C=self.ex(pos[0]), A=self.ex(pos[1]), B=self.ex(pos[2]))
+        if name in ("vload", "vstore"):
+            return self.vector_access(name, pos, node)
+        if name == "select":
+            return self.predicated_select(pos, node)
+        if name == "bitcast":
+            return ast.Call(ast.Name("_bitcast"), [self.ex(pos[0])] + [self.ex(a) for a in pos[1:]], [])
+        if name == "printf":
+            if not pos or not (isinstance(pos[0], ast.Constant) and isinstance(pos[0].value, str)):
+                raise self.err(node, "printf needs its format as a string literal")
+            values = [self.checked(self.ex(a), a, "print") for a in pos[1:]]
+            return self._stmt_call(ast.Call(ast.Name("_printf"), [ast.Name(self.blk), copy.deepcopy(self.M),
+                                                                  ast.Constant(pos[0].value)] + values, []), node)
         if name.startswith("atomic."):
             op = name.split(".")[1]
             if op not in I.ATOMICS_SUPPORTED:
                 raise self.err(node, f"cuda.atomic.{op} is not supported (the engine has add, sub, max, min, "
-                                     f"exch, cas and compare_and_swap)")
+                                     f"exch, cas, compare_and_swap, and_, or_, xor, inc and dec)")
             array = pos[0]
             kind = self.sc.array_kind(array)
             if kind not in ("global", "shared"):
@@ -403,8 +415,56 @@ class Expressions:
             if op == "sub":
                 value = ast.UnaryOp(ast.USub(), value)
                 op = "add"
-            return self.blk_call(f"atomic_{op}", [arr, index, value], node)
+            return self.blk_call(f"atomic_{op.rstrip('_')}", [arr, index, value], node)
         raise self.err(node, f"cuda.{name} is not supported in a kernel")
+
+    def predicated_select(self, pos, node):
+        """``select(c, a, b)`` (C's ``?:``): ``a`` evaluated under the lanes where ``c`` holds,
+        ``b`` under the others (their loads masked: no lane reads what it does not choose),
+        merged per lane; no branch instruction, as the compiler's predicated code has none."""
+        if len(pos) != 3:
+            raise self.err(node, "select(c, a, b) takes three arguments")
+        test, a_node, b_node = pos
+        if not self.sc.is_varying(test):
+            return ast.IfExp(self.ex(test), self.ex(a_node), self.ex(b_node))
+        c = self.ex(test)
+        if not (self.sc.has_effects(a_node) or self.sc.has_effects(b_node)):
+            return E("_select(C, A, B)", C=c, A=self.ex(a_node), B=self.ex(b_node))
+        c = self.checked(c, test, "branch")
+        taken, other = self.fresh("_m"), self.fresh("_m")
+        self.emit(S(f"{taken} = _and(M, C)", M=copy.deepcopy(self.M), C=c), node)
+        self.emit(S(f"{other} = _else(M, {taken})", M=copy.deepcopy(self.M)), node)
+        outer = self.M
+        self.M = ast.Name(taken)
+        a = self.ex(a_node)
+        self.M = ast.Name(other)
+        b = self.ex(b_node)
+        self.M = outer
+        return E(f"_sel({taken}, A, B)", A=a, B=b)
+
+    def vector_access(self, name, pos, node):
+        """``vload(a, i, w)``: one load of ``w`` consecutive elements per lane (``blk.load(…,
+        width=w)``, counted as one 4·w-byte access), as a tuple of ``w`` values;
+        ``vstore(a, i, w, v0, …)`` the store. ``i`` is the first element (a tuple for a
+        multi-dimensional array: the elements run along its last axis)."""
+        if len(pos) < 3 or not (isinstance(pos[2], ast.Constant) and isinstance(pos[2].value, int)):
+            raise self.err(node, f"cuda.{name}(array, first, width, …) needs the width as a literal")
+        width = pos[2].value
+        array = pos[0]
+        kind = self.sc.array_kind(array)
+        if kind not in ("global", "shared"):
+            raise self.err(node, f"cuda.{name} needs a global or shared array")
+        index = self.index(pos[1], array)
+        call = self.blk_call("load" if name == "vload" else "store", [copy.deepcopy(array), index], node)
+        if name == "vload":
+            call.keywords.append(ast.keyword("width", ast.Constant(width)))
+            return E(f"_vsplit(V, {width})", V=call)
+        if len(pos) != 3 + width:
+            raise self.err(node, f"cuda.vstore of width {width} needs {width} values")
+        values = [self.checked(self.ex(v), v, "store") for v in pos[3:]]
+        call.args.append(ast.Call(ast.Name("_vstack"), values, []))
+        call.keywords.append(ast.keyword("width", ast.Constant(width)))
+        return self._stmt_call(call, node)
 
     def shuffle(self, name: str, value_node, arg_node, node):
         """``cuda.shfl*_sync(mask, value, arg)``. A source lane that does not take part (inactive,

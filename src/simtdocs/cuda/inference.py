@@ -603,10 +603,22 @@ class Types:
             return np.dtype(np.int32)  # runtime.block_reduce
         if name in ("popc", "brev", "clz", "ffs", "fma", "cbrt"):
             return apply(getattr(rt, name), *args)
-        if name == "selp" and len(args) == 3:
+        if name in ("selp", "select") and len(args) == 3:
             return _where(args[1], args[2])
         if name.startswith("atomic.") and args:
             return args[0]  # the old value, of the array's type
+        if name == "bitcast" and len(pos) >= 3:
+            ok, d = self.sc.static(pos[0])
+            ok2, src = self.sc.static(pos[1])
+            sizes = [a if isinstance(a, tuple) else (a,) for a in args[2:]]
+            flat = [t for group in sizes for t in group]
+            if ok and ok2 and is_dtype_like(d) and is_dtype_like(src):
+                dt = to_dtype(d)
+                m = len(flat) * to_dtype(src).itemsize // dt.itemsize
+                return dt if m == 1 else (dt,) * m
+            return UNKNOWN
+        if name == "vload" and len(pos) == 3 and isinstance(pos[2], ast.Constant) and args:
+            return (args[0],) * int(pos[2].value)  # width values of the array's type
         return UNKNOWN
 
     # -- device functions ------------------------------------------------------------------------

@@ -63,7 +63,7 @@ FUNCTIONS = (
     "grid", "gridsize", "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
     "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "ballot_sync", "any_sync", "all_sync",
     "activemask", "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt", "selp",
-    "threadfence", "threadfence_block", "threadfence_system",
+    "threadfence", "threadfence_block", "threadfence_system", "select",
 )
 functions = {name: Intrinsic(name) for name in FUNCTIONS}
 
@@ -74,6 +74,22 @@ const = Namespace("const", {"array_like": "cuda.const.array_like(ary): ary in co
 atomic = Namespace("atomic", {name: f"cuda.atomic.{name}" for name in (
     "add", "sub", "max", "min", "exch", "cas", "compare_and_swap",
     "and_", "or_", "xor", "inc", "dec", "nanmax", "nanmin")})
-ATOMICS_SUPPORTED = ("add", "sub", "max", "min", "exch", "cas", "compare_and_swap")
+ATOMICS_SUPPORTED = ("add", "sub", "max", "min", "exch", "cas", "compare_and_swap", "and_", "or_", "xor", "inc", "dec")
 
 cg = Unsupported("cg", "cooperative groups (grid.sync(), this_grid()) are not modelled")
+
+#: Vector accesses (a C ``float4`` load or store: one 8- or 16-byte access per lane, the
+#: engine's ``width=``). Front ends' tree vocabulary, not numba's: ``vload(a, i, w)`` is the
+#: tuple ``a[i], …, a[i + w - 1]`` read by one instruction, ``vstore(a, i, w, v0, …)`` its store.
+vload = Intrinsic("vload", "vload(array, first, width): one vector load (a tuple of width values)")
+vstore = Intrinsic("vstore", "vstore(array, first, width, *values): one vector store")
+#: ``cuda.select(c, a, b)`` (C's ``c ? a : b``): each side evaluated for its own lanes (a load
+#: masked by the condition) and no branch counted, as nvcc predicates such a choice (Python's
+#: ``a if c else b`` is a branch when a side loads)
+select = functions["select"]
+select.__doc__ = "cuda.select(c, a, b): a per-thread choice whose sides run predicated (no branch)"
+#: ``bitcast(dtype, source_dtype, *values)``: the bytes of ``values`` (of ``source_dtype``) read as
+#: ``dtype`` values (one value, or a tuple when they make several): C's reinterpreting pointer casts
+bitcast = Intrinsic("bitcast", "bitcast(dtype, source_dtype, *values): the same bytes as values of dtype")
+#: C's printf: ``printf(format, *values)`` with ``format`` a Python %-format (the C front end converts C's)
+printf = Intrinsic("printf", "printf(format, *values): each active thread's line, in block and thread order")

@@ -693,3 +693,51 @@ def u_take(holder: list, value):
     holder[0] = _RETURNED[0]
     _RETURNED[0] = False
     return value
+
+
+# -- the C front end's vocabulary: vector accesses, reinterpreting casts, printf ---------------
+
+
+def vsplit(v, width: int) -> tuple:
+    """A vector load's values (a last axis of ``width``) as a tuple of ``width`` arrays."""
+    return tuple(v[..., k] for k in range(width))
+
+
+def vstack(*values):
+    """A vector store's values, one per element of the vector, as one array with a last axis."""
+    return np.stack(np.broadcast_arrays(*[np.asarray(v) for v in values]), axis=-1)
+
+
+def bitcast(dtype, source, *values):
+    """The bytes of ``values`` (each a ``source`` value per thread, or a tuple of them) read as
+    ``dtype`` values: one array, or a tuple when the bytes make several (C's reinterpreting
+    pointer casts, ``((uint4 *)p)[i]``)."""
+    dt, src = np.dtype(dtype), np.dtype(source)
+    flat = [x for v in values for x in (v if isinstance(v, tuple) else (v,))]
+    parts = np.broadcast_arrays(*[np.asarray(x).astype(src, copy=False) for x in flat])
+    out = np.ascontiguousarray(np.stack(parts, axis=-1)).view(dt)
+    n = out.shape[-1]
+    return out[..., 0] if n == 1 else tuple(out[..., k] for k in range(n))
+
+
+def printf_(blk, mask, fmt: str, *values) -> None:
+    """C's ``printf``: one line per active thread, ``fmt % values`` (the C front end turns C's
+    conversions into Python's). The lines are kept on ``blk.printf_lines`` as (block, thread,
+    order, text) and printed after the pass in that order (the kernel's ``__call__``); a GPU
+    prints them in an unspecified order."""
+    block = np.asarray(blk.bx + blk.by * blk.gdx + blk.bz * (blk.gdx * blk.gdy))
+    thread = np.asarray(blk.tx + blk.ty * blk.bdx + blk.tz * (blk.bdx * blk.bdy))
+    arrays = [np.asarray(v) for v in values]
+    shape = np.broadcast_shapes(block.shape, thread.shape, *(a.shape for a in arrays),
+                                () if mask is None else np.shape(mask))
+    active = np.broadcast_to(True if mask is None else np.asarray(mask), shape)
+    block, thread = np.broadcast_to(block, shape), np.broadcast_to(thread, shape)
+    arrays = [np.broadcast_to(a, shape) for a in arrays]
+    lines = getattr(blk, "printf_lines", None)
+    order = len(lines) if lines is not None else 0
+    for at in zip(*np.nonzero(active)):
+        text = fmt % tuple(a[at].item() for a in arrays)
+        if lines is None:  # a launch that does not collect the lines: print them as they come
+            print(text, end="")
+        else:
+            lines.append((int(block[at]), int(thread[at]), order, text))

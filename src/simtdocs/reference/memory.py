@@ -400,4 +400,26 @@ class MemoryInstructions:
         return self._access("atomic", self._site(), array, index, mask, 1, value,
                             lambda old, v, cmp: v if old == cmp else old, compare)
 
+    def atomic_and(self, array, index, value, mask=None):
+        """``atomicAnd``: see ``atomic_add``."""
+        return self._access("atomic", self._site(), array, index, mask, 1, value, lambda old, v, _: old & v)
+
+    def atomic_or(self, array, index, value, mask=None):
+        """``atomicOr``: see ``atomic_add``."""
+        return self._access("atomic", self._site(), array, index, mask, 1, value, lambda old, v, _: old | v)
+
+    def atomic_xor(self, array, index, value, mask=None):
+        """``atomicXor``: see ``atomic_add``."""
+        return self._access("atomic", self._site(), array, index, mask, 1, value, lambda old, v, _: old ^ v)
+
+    def atomic_inc(self, array, index, value, mask=None):
+        """``atomicInc``: ``(old >= value) ? 0 : old + 1`` (CUDA's definition)."""
+        return self._access("atomic", self._site(), array, index, mask, 1, value,
+                            lambda old, v, _: np.where(old >= v, 0, old + 1).astype(old.dtype))
+
+    def atomic_dec(self, array, index, value, mask=None):
+        """``atomicDec``: ``(old == 0 || old > value) ? value : old - 1`` (CUDA's definition)."""
+        return self._access("atomic", self._site(), array, index, mask, 1, value,
+                            lambda old, v, _: np.where((old == 0) | (old > v), v, old - 1).astype(old.dtype))
+
     # -- control -----------------------------------------------------------------------------

@@ -194,10 +194,22 @@ def test_unknown_include_and_unknown_kernel():
         RawModule(code='__global__ void f(int *a) { a[0] = 1; }').get_function("nope")
 
 
-def test_unsupported_expression_names_its_line():
-    code = "__global__ void f(int *a) {\n    int i = 0;\n    a[i++] = 1;\n}\n"
-    with pytest.raises(CompileError, match=r":3:7: f: `i\+\+` inside an expression"):
-        RawKernel(code, "f")
+def test_increments_inside_expressions_and_where_they_are_refused():
+    # PMPP's sequential merge writes C[k++] = A[i++]: the old values index, then both move on
+    code = ("__global__ void f(const int *a, int *c, int n) {\n    int i = 0, k = 0;\n"
+            "    while (i < n) c[k++] = a[i++] * 10 + ++k;\n    c[n * 3] = i + k;\n}\n")
+    a = np.arange(5, dtype=np.int32) + 7
+    c = np.zeros(16, np.int32)
+    RawKernel(code, "f")(1, 1, (a, c, np.int32(5)))
+    # iteration j: k = 2j, stores c[2j] = 10·a[j] + (2j + 2) (++k after k++), k becomes 2j + 2
+    want = np.zeros(16, np.int32)
+    for j in range(5):
+        want[2 * j] = 10 * a[j] + 2 * j + 2
+    want[15] = 5 + 10
+    assert np.array_equal(c, want)
+    lazy = "__global__ void f(int *a) {\n    int i = 0;\n    if (a[0] > 0 && a[i++] > 1) a[1] = i;\n}\n"
+    with pytest.raises(CompileError, match=r":3:23: f: `i\+\+` in a part of an expression only some threads"):
+        RawKernel(lazy, "f")
 
 
 def test_a_memcheck_error_quotes_the_c_line():
@@ -205,3 +217,38 @@ def test_a_memcheck_error_quotes_the_c_line():
     k = RawKernel(code, "f")
     with pytest.raises(Exception, match=r"a\[i \+ n\] = 1\.0f;"):
         k(1, 32, (np.zeros(32, np.float32), np.int32(8)))
+
+
+def test_include_path_option_and_cuda_arch(tmp_path):
+    (tmp_path / "mine.h").write_text("#define TWICE(x) (2 * (x))\n__device__ int twice(int x) { return TWICE(x); }\n")
+    code = ('#include "mine.h"\n'
+            'struct __align__(16) Box { float v[4]; };\n'
+            '__global__ void __launch_bounds__(64) f(int *a) {\n'
+            '#if __CUDA_ARCH__ >= 900\n'
+            '    a[threadIdx.x] = twice(threadIdx.x) + __CUDA_ARCH__;\n'
+            '#else\n'
+            '    a[threadIdx.x] = -1;\n'
+            '#endif\n'
+            '}\n')
+    with pytest.raises(CompileError, match="#include 'mine.h': file not found"):
+        RawModule(code=code)
+    a = np.zeros(32, np.int32)
+    RawKernel(code, "f", options=("-I", str(tmp_path)))(1, 32, (a,))
+    assert list(a) == [2 * t + 900 for t in range(32)]  # the H100 preset: compute capability 9.0
+    with pytest.raises(CompileError, match=r":5:22: f: twice takes 1 arguments, called with 2 \(line 5: a\[threadIdx"):
+        RawKernel(code.replace("twice(threadIdx.x) +", "twice(threadIdx.x, 1) +"), "f", options=(f"-I{tmp_path}",))
+
+
+def test_continue_in_do_while_goes_to_the_test_and_wide_negative_literals():
+    code = ("__global__ void k(int *o, long long *w) {\n"
+            "    int v = 0, n = 0;\n"
+            "    do { v += 1; if (threadIdx.x % 2) continue; n += v; } while (v < 3);\n"
+            "    o[threadIdx.x] = n * 10 + v;\n"
+            "    w[0] = -3000000000; w[1] = -2147483648;\n"
+            "}\n")
+    o, w = np.zeros(4, np.int32), np.zeros(2, np.int64)
+    RawKernel(code, "k")(1, 4, (o, w))
+    # even threads add v = 1, 2, 3 (n = 6); odd threads skip the add but still stop at v = 3
+    assert list(o) == [63, 3, 63, 3]
+    # 3000000000 and 2147483648 do not fit an int: they are long long literals, then negated
+    assert list(w) == [-3000000000, -2147483648]

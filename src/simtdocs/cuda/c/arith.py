@@ -11,6 +11,12 @@
 * ``/`` and ``%`` on integers truncate toward zero (``-7 / 2 == -3``, ``-7 % 2 == -1``);
   numpy floors. Shifts have the promoted left operand's type.
 * A comparison is a bool here (an ``int`` 0/1 in C; a bool in arithmetic promotes to ``int``).
+* ``__half`` with ``__half`` stays ``__half``, as ``cuda_fp16.h``'s operators (``__hadd``,
+  ``__hmul`` …) compute it: the exact result rounded once to half (numpy's float16 arithmetic
+  does the same: float32 holds every sum and product of two halves exactly enough that one
+  rounding to half is the correctly rounded result). A ``__half`` with a ``float`` or
+  ``double`` converts to that type (``__half``'s ``operator float``), and with an integer
+  computes in ``float``.
 """
 
 from __future__ import annotations
@@ -32,11 +38,9 @@ def dtype_of(v) -> np.dtype:
 
 
 def promote(t: np.dtype) -> np.dtype:
-    """Integer promotion (and ``__half`` computed as ``float``)."""
+    """Integer promotion (``__half`` stays ``__half``: its operators compute in half)."""
     if t.kind in "biu" and t.itemsize < 4:
         return I32
-    if t == F16:
-        return F32
     return t
 
 
@@ -48,7 +52,8 @@ def common(ta: np.dtype, tb: np.dtype) -> np.dtype:
     if ta.kind == "f" or tb.kind == "f":
         if ta.kind == "f" and tb.kind == "f":
             return ta if ta.itemsize >= tb.itemsize else tb
-        return ta if ta.kind == "f" else tb
+        f = ta if ta.kind == "f" else tb
+        return F32 if f == F16 else f  # __half with an integer: both as float
     if ta.kind == tb.kind:
         return ta if ta.itemsize >= tb.itemsize else tb
     u, s = (ta, tb) if ta.kind == "u" else (tb, ta)

@@ -23,7 +23,7 @@ from ...devices import H100
 from ..analysis import CompileError, Source
 from ..kernel import DeviceFunction, Kernel
 from . import arith
-from .lower import C_NAMES, NAMESPACE, SCALAR_TYPES, CType, Lowering, scan, text
+from .lower import C_NAMES, NAMESPACE, SCALAR_TYPES, VECTORS, CType, Lowering, scan, scan_structs, scan_typedefs, text
 from .parse import parse
 from .preprocess import preprocess
 
@@ -78,6 +78,20 @@ class CKernel(Kernel):
     def _arguments(self, args) -> tuple:
         return tuple(args)  # checked against the C signature by Function.__call__
 
+    def __call__(self, *args):
+        """One pass of blocks; its ``printf`` lines are printed after it, in block and thread
+        order (passes run in block order, so the launch's lines come out sorted)."""
+        blk = args[0] if args else None
+        if blk is None or not hasattr(blk, "nthreads"):
+            return super().__call__(*args)
+        blk.printf_lines = []
+        try:
+            return super().__call__(*args)
+        finally:
+            lines, blk.printf_lines = blk.printf_lines, None
+            if lines:
+                print("".join(line for *_, line in sorted(lines)), end="", flush=True)
+
 
 class Unit:
     """One preprocessed, parsed ``.cu`` text: its functions, lowered on demand."""
@@ -90,9 +104,13 @@ class Unit:
         self.text = preprocess(code, filename, options)
         self.tree = parse(self.text)
         self.functions = scan(self.tree.root_node)
+        self.struct_nodes = scan_structs(self.tree.root_node)
+        self.typedefs = scan_typedefs(self.tree.root_node)
+        self.structs: dict = {}  # name -> structs.Struct, defined when a function first names it
         self.namespace = dict(NAMESPACE)
         #: ``__constant__`` and ``__device__`` arrays: name -> (C type, python name); the arrays live in the namespace
         self.globals: dict[str, tuple] = {}
+        self.consts: dict[str, tuple] = {}  # file-scope `const T name = value;`: name -> (dtype, value node)
         self._declare_globals()
         self._instances: dict[tuple, object] = {}
         self._busy: set = set()
@@ -108,6 +126,8 @@ class Unit:
             quals = low.qualifiers(node)
             space = "const" if "__constant__" in quals else "global" if "__device__" in quals or "__managed__" in quals else None
             if space is None:
+                if quals & {"const", "constexpr", "static const", "static constexpr"} or "const" in " ".join(quals).split():
+                    self._file_constant(node, low)
                 continue
             dt = low.base_type(node)
             for d in node.children_by_field_name("declarator"):
@@ -127,6 +147,18 @@ class Unit:
                 pyname = f"_Cglobal_{name}"
                 self.namespace[pyname] = array
                 self.globals[name] = (CType("array", dt, list(shape), space), pyname, not dims)
+
+    def _file_constant(self, node, low):
+        """``const int BLOCK_SIZE = 256;`` at file scope: a name for its value (an array size, a bound)."""
+        try:
+            dt = low.base_type(node)
+        except CompileError:
+            return  # a constant of a type the kernels cannot use: left to the host code
+        if dt is None:
+            return
+        for d in node.children_by_field_name("declarator"):
+            if d.type == "init_declarator" and d.child_by_field_name("declarator").type == "identifier":
+                self.consts[text(d.child_by_field_name("declarator"))] = (dt, d.child_by_field_name("value"))
 
     def line(self, lineno: int) -> str:
         return linecache.getline(self.filename, lineno).strip()
@@ -245,6 +277,11 @@ class Unit:
         return values
 
 
+def _dtype_text(dt: np.dtype) -> str:
+    return "[" + ", ".join(f"({n!r}, np.{dt.fields[n][0].name})" if dt.fields[n][0].names is None
+                          else f"({n!r}, …)" for n in dt.names) + "]"
+
+
 def _type_name(s: str) -> np.dtype:
     s = " ".join(s.replace("const", "").split())
     if s in SCALAR_TYPES:
@@ -293,18 +330,39 @@ class Function:
         self.max_dynamic_shared_size_bytes = 0
         self.last_stats = None
         # compile now: a refusal names its line at get_function, before anything runs
-        self.kernel.specialize(tuple("array" if t.kind == "ptr" else "value" for _, t in self.params))
+        kinds = []
+        for _, t in self.params:
+            kinds += ["array"] if t.kind == "ptr" else ["value"] * (t.struct.width if t.kind == "struct" else 1)
+        self.views = getattr(kernel.lowering, "view_args", [])
+        kinds += ["array"] * len(self.views)
+        self.kernel.specialize(tuple(kinds))
 
     def check(self, args) -> tuple:
         if not isinstance(args, (tuple, list)):
             raise TypeError(f"{self.name}: args must be a tuple of the kernel's arguments")
         if len(args) != len(self.params):
             raise TypeError(f"{self.name} takes {len(self.params)} arguments ({self.signature()}), got {len(args)}")
+        out = []
         for a, (cname, t) in zip(args, self.params):
+            if t.kind == "struct":
+                out += self._struct_argument(a, cname, t.struct)
+                continue
+            out.append(a)
             if t.kind == "ptr":
+                if a is None:
+                    raise TypeError(f"{self.name}: parameter {cname} is a {t.c()}: a NULL pointer is not supported "
+                                    f"here (the kernel's `{cname} != NULL` is taken as true); pass an array")
                 if not isinstance(a, np.ndarray):
                     raise TypeError(f"{self.name}: parameter {cname} is a {t.c()}: pass a numpy array of "
                                     f"{np.dtype(t.dtype).name}, not {type(a).__name__}")
+                if t.struct is not None and a.dtype != t.dtype:
+                    if a.dtype.names is not None and a.dtype.itemsize == t.struct.itemsize and all(
+                            a.dtype.fields[n][0] == t.dtype for n in a.dtype.names):
+                        out[-1] = a.view(t.dtype).reshape(-1)  # an array of float4 records: its floats
+                        continue
+                    raise TypeError(f"{self.name}: parameter {cname} is a {t.c()}: pass a numpy array of "
+                                    f"{t.dtype.name}, {t.struct.width} elements per {t.struct.name} "
+                                    f"(given {a.dtype}; reinterpret bytes with a.view(np.{t.dtype.name}))")
                 if a.dtype != t.dtype:
                     raise TypeError(f"{self.name}: parameter {cname} is a {t.c()}, given an array of {a.dtype}: "
                                     f"convert it (a.astype(np.{t.dtype.name})) or reinterpret its bytes "
@@ -322,14 +380,51 @@ class Function:
                     raise TypeError(f"{self.name}: parameter {cname} is {want}, given {what}: pass {fix}")
                 else:
                     raise TypeError(f"{self.name}: parameter {cname} is {want}, given {type(a).__name__}: pass {fix}")
-        return tuple(args)
+        return tuple(out) + self._views(args)
+
+    def _views(self, args) -> tuple:
+        """The arguments the kernel reads as another type (``(uint4 *)d_Data``): numpy views of them."""
+        out = []
+        for k, dt in self.views:
+            a, cname = args[k], self.params[k][0]
+            if not isinstance(a, np.ndarray) or not a.flags.c_contiguous or a.nbytes % dt.itemsize:
+                raise TypeError(f"{self.name}: the kernel reads parameter {cname} as {C_NAMES.get(dt, dt)}: pass a "
+                                f"C-contiguous array whose size is a multiple of {dt.itemsize} bytes")
+            out.append(a.reshape(-1).view(dt))
+        return tuple(out)
+
+    def _struct_argument(self, a, cname, st) -> list:
+        """A struct argument (a numpy structured scalar, ``np.array((…), dtype)[()]``) as one value per member."""
+        want = st.numpy_dtype()
+        if isinstance(a, np.ndarray) and a.shape == () and a.dtype.names is not None:
+            a = a[()]
+        if not (isinstance(a, np.void) and a.dtype.names is not None):
+            raise TypeError(f"{self.name}: parameter {cname} is a struct {st.name}: pass a numpy structured scalar, "
+                            f"np.array(({', '.join('…' for _ in st.fields)}), dtype={_dtype_text(want)})[()]")
+        if a.dtype.names != want.names or any(a.dtype.fields[n][0] != want.fields[n][0] for n in want.names):
+            raise TypeError(f"{self.name}: parameter {cname} is a struct {st.name} {_dtype_text(want)}, given a "
+                            f"record of dtype {a.dtype}")
+        out = []
+        for path, ct in st.leaves():
+            v = a
+            for name in path:
+                v = v[name]
+            out.append(ct.dtype.type(v))
+        return out
 
     def signature(self) -> str:
         return ", ".join(f"{t.c()} {n}" for n, t in self.params)
 
     def __call__(self, grid, block=None, args=None, *more, shared_mem: int = 0, **options):
         if isinstance(grid, (model.Block, reference.Block)):  # run by simtdocs.launch(kernel, …)
-            return self.kernel(grid, block, *([] if args is None else [args]), *more)
+            given = ([] if block is None else [block]) + ([] if args is None else [args]) + list(more)
+            c_args = list(given)
+            if any(t.kind == "struct" for _, t in self.params):  # a struct argument: one value per member
+                out = []
+                for a, (cname, t) in zip(given, self.params):
+                    out += self._struct_argument(a, cname, t.struct) if t.kind == "struct" else [a]
+                given = out
+            return self.kernel(grid, *given, *self._views(c_args))
         if more or block is None or args is None:
             raise TypeError(f"call a kernel as {self.name}(grid, block, args, shared_mem=0)")
         args = self.check(args)

@@ -29,6 +29,10 @@ PREDEFINED = {"__CUDACC__": "1", "__NVCC__": "1", "__CUDA_ARCH__": "900", "INT_M
               "CUDART_INF_F": "(1.0f/0.0f)", "NULL": "0"}
 
 
+#: attributes that change no meaning here (alignment is the engine's: vectors are aligned to their size)
+FUNCTION_MACROS = ("__align__(n) ", "__builtin_align__(n) ", "__launch_bounds__(...) ")
+
+
 def options_of(options) -> tuple[dict, list, list]:
     """``("-DN=4", "-I", "dir", "--std=c++17")`` -> defines, undefines, include dirs (others ignored)."""
     defines, undef, incs = {}, [], []
@@ -79,6 +83,8 @@ def preprocess(code: str, filename: str, options=()) -> str:
     for name, value in {**PREDEFINED, **defines}.items():
         if name not in undef:
             p.define(f"{name} {value}")
+    for macro in FUNCTION_MACROS:
+        p.define(macro)
     for d in incs:
         p.add_path(d)
     p.parse(code, filename)
