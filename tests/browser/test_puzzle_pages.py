@@ -86,3 +86,37 @@ def test_the_warp_level_puzzles_show_a_typical_wrong_answer(puzzle_page, lang):
     _page, facts = puzzle_page(lang, "p2")
     title = {"zh": "一个常见的错误答案", "en": "A typical wrong answer"}[lang]
     assert [t.strip() for t in facts["failures"]].count(title) == len(warp_level.PUZZLES)
+
+
+TABS_JS = """() => {
+  const shown = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const sets = [...document.querySelectorAll('article .tabbed-set')].filter(s =>
+      [...s.querySelectorAll('.tabbed-labels label')].some(l => l.textContent.trim() === 'CUDA C'));
+  return sets.map(set => {
+    const names = [...set.querySelectorAll('.tabbed-labels label')].map(l => l.textContent.trim());
+    const blocks = [...set.querySelectorAll(':scope > .tabbed-content > .tabbed-block')];
+    const c = blocks[names.indexOf('CUDA C')];
+    const fold = set.closest('details');
+    return {names, folded: !!fold && !fold.open, shown: blocks.map(shown), c_code: !!c.querySelector('.language-cuda.highlight code'),
+            copy: !!c.querySelector('.md-clipboard, .md-code__button'),
+            text: (c.querySelector('code') || c).textContent.slice(0, 200)};
+  });
+}"""
+
+
+@pytest.mark.parametrize("lang, lecture", list(PAGES), ids=[f"{lang}-{lec}" for lang, lec in PAGES])
+def test_each_puzzle_offers_its_skeleton_in_c_in_a_tab(puzzle_page, lang, lecture):
+    """Beside each skeleton's Python tab, a CUDA C tab. A reader's click on one CUDA C tab shows
+    the C (with its copy button) in place of the Python in every skeleton of the page (the
+    site links tabs of the same name), and a click on Python brings the Python back."""
+    page, _facts = puzzle_page(lang, lecture)
+    open_sets = lambda: [s for s in page.evaluate(TABS_JS) if not s["folded"]]  # noqa: E731 (solutions are folded)
+    before = open_sets()
+    assert len(before) >= len(of_lecture(lecture)), len(before)  # every skeleton's tabs at least
+    assert all(s["names"] == ["Python", "CUDA C"] and s["shown"] == [True, False] for s in before), before[:2]
+    page.locator("article .tabbed-labels label", has_text="CUDA C").first.click()
+    for s in open_sets():
+        assert s["shown"] == [False, True], s
+        assert s["c_code"] and s["copy"] and "__global__" in s["text"], s
+    page.locator("article .tabbed-labels label", has_text="Python").first.click()
+    assert all(s["shown"] == [True, False] for s in open_sets())
