@@ -252,3 +252,18 @@ def test_continue_in_do_while_goes_to_the_test_and_wide_negative_literals():
     assert list(o) == [63, 3, 63, 3]
     # 3000000000 and 2147483648 do not fit an int: they are long long literals, then negated
     assert list(w) == [-3000000000, -2147483648]
+
+
+def test_constant_float_conditions_compare_as_floats():
+    """A condition of float constants is not an integer constant: 0.75f > 0.5f is true (it was
+    folded as 0 > 0); the fold of integer conditions (a template's blockSize >= 512) stays."""
+    src = r"""
+    __global__ void pick(float *out) { float x = 1.0f, y = 2.0f; out[threadIdx.x] = (0.75f > 0.5f) ? x : y; }
+    __global__ void either(float *out) { int i = threadIdx.x; out[i] = (0.75f > 0.5f) || (out[i] > 5.0f); }
+    __global__ void ints(float *out) { out[threadIdx.x] = (3 > 2) ? 4.0f : 5.0f; }
+    """
+    m = RawModule(code=src)
+    for name, want in (("pick", 1.0), ("either", 1.0), ("ints", 4.0)):
+        out = np.zeros(32, np.float32)
+        m.get_function(name)((1,), (32,), (out,))
+        assert (out == want).all(), name

@@ -2328,6 +2328,8 @@ class Lowering:
         t = node.type
         if t == "number_literal":
             v, dt = self.literal(node)
+            if np.dtype(dt).kind == "f":  # 0.75f > 0.5f is no integer constant: C compares floats
+                raise self.error(node, "a floating-point constant where an integer constant is needed")
             return int(v)
         if t == "parenthesized_expression":
             return self.const_int(node.named_children[0])
