@@ -261,6 +261,15 @@ class Compiler(Expressions):
                     return None if u is None else E("_u_block(B, M, U)", B=self.blk, M=copy.deepcopy(self.M), U=u)
                 if f.name.startswith("atomic.") or f.name in SHUFFLES:
                     return None  # an atomic's old value is memory's: defined
+                if f.name == "select" and len(node.args) == 3 and not self.sc.has_effects(node.args[0]):
+                    # C's c ? a : b: each lane takes the marks of the side it chose, as for an IfExp
+                    test, a, b = node.args
+                    uc, ua, ub = self._shadow(test), self._shadow(a), self._shadow(b)
+                    if ua is None and ub is None:
+                        return uc
+                    f = ast.Constant(False)
+                    return E("_u_select(C, UC, UA, UB)", C=self.ex(test), UC=uc or f, UA=ua or copy.deepcopy(f),
+                             UB=ub or copy.deepcopy(f))
             return self._or([self._shadow(a) for a in node.args] + [self._shadow(k.value) for k in node.keywords])
         if isinstance(node, ast.Subscript):
             if self.sc.array_kind(node.value):

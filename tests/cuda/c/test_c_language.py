@@ -267,3 +267,29 @@ def test_constant_float_conditions_compare_as_floats():
         out = np.zeros(32, np.float32)
         m.get_function(name)((1,), (32,), (out,))
         assert (out == want).all(), name
+
+
+def test_a_select_takes_the_undefined_marks_of_the_side_each_lane_chose():
+    """Lanes 16..23 shuffle from exited lanes 24..31 (undefined there) but store 0.0f, the
+    other side of the ?:: legal, as on a GPU; storing the undefined side is the error."""
+    src = r"""
+    __global__ void chose(float *out, int n) {
+        int i = threadIdx.x;
+        if (i >= 24) return;
+        float v = __shfl_xor_sync(0xFFFFFFFF, 1.0f * i, 8);
+        out[i] = (i < n) ? v : 0.0f;
+    }
+    __global__ void stored(float *out, int n) {
+        int i = threadIdx.x;
+        if (i >= 24) return;
+        float v = __shfl_xor_sync(0xFFFFFFFF, 1.0f * i, 8);
+        out[i] = (i < n) ? 0.0f : v;
+    }
+    """
+    m = RawModule(code=src)
+    out = np.zeros(32, np.float32)
+    m.get_function("chose")((1,), (32,), (out, np.int32(8)))
+    assert out.tolist() == [i ^ 8 for i in range(8)] + [0.0] * 24
+    from simtdocs.cuda.runtime import UndefinedValueError
+    with pytest.raises(UndefinedValueError, match=r"out\[i\] = \(i < n\) \? 0.0f : v;"):
+        m.get_function("stored")((1,), (32,), (np.zeros(32, np.float32), np.int32(8)))
