@@ -293,3 +293,18 @@ def test_a_select_takes_the_undefined_marks_of_the_side_each_lane_chose():
     from simtdocs.cuda.runtime import UndefinedValueError
     with pytest.raises(UndefinedValueError, match=r"out\[i\] = \(i < n\) \? 0.0f : v;"):
         m.get_function("stored")((1,), (32,), (np.zeros(32, np.float32), np.int32(8)))
+
+
+def test_an_explicit_specialization_is_the_instance_it_names():
+    """`template <> __device__ int twice<int>(int)` replaces the primary template for int only
+    (it was ignored: a silent wrong result, found by the held-out CUDA Samples run)."""
+    src = r"""
+    template <class T> __device__ T twice(T x) { return x + x; }
+    template <> __device__ int twice<int>(int x) { return 100 * x; }
+    template <class T> __global__ void k(T *out) { out[threadIdx.x] = twice<T>((T)threadIdx.x); }
+    """
+    m = RawModule(code=src, name_expressions=["k<int>", "k<float>"])
+    ints, floats = np.zeros(4, np.int32), np.zeros(4, np.float32)
+    m.get_function("k<int>")((1,), (4,), (ints,))
+    m.get_function("k<float>")((1,), (4,), (floats,))
+    assert ints.tolist() == [0, 100, 200, 300] and floats.tolist() == [0.0, 2.0, 4.0, 6.0]

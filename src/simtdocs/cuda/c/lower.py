@@ -183,6 +183,7 @@ class FunctionInfo:
 
     def __init__(self, node, kind, name, template=None, extern_c=False):
         self.node, self.kind, self.name, self.template, self.extern_c = node, kind, name, template, extern_c
+        self.specialization = None  # the arguments an explicit specialization names (`f<int>`)
 
 
 def scan(root) -> dict[str, list[FunctionInfo]]:
@@ -225,6 +226,15 @@ def scan(root) -> dict[str, list[FunctionInfo]]:
         if decl is None:
             return
         name_node = decl.child_by_field_name("declarator")
+        if name_node is not None and name_node.type == "template_function":
+            # an explicit specialization, `template <> __device__ int f<int>(int)`: kept with the
+            # primary template's name, chosen for the instance whose arguments it names
+            base = text(name_node.child_by_field_name("name"))
+            args = name_node.child_by_field_name("arguments")
+            info = FunctionInfo(fn, kind, base, template, extern_c)
+            info.specialization = [text(a) for a in args.named_children] if args is not None else []
+            out.setdefault(base, []).append(info)
+            return
         out.setdefault(text(name_node), []).append(FunctionInfo(fn, kind, text(name_node), template, extern_c))
 
     visit(root)

@@ -169,13 +169,32 @@ class Unit:
         infos = [f for f in self.functions.get(name, []) if kind_ok(f.kind)]
         return infos
 
+    @staticmethod
+    def _names_arguments(given: list[str], targs: dict) -> bool:
+        """Whether an explicit specialization's arguments (``["int"]``, ``["float", "256"]``) are
+        the template arguments ``targs`` of an instance."""
+        values = list(targs.values())
+        if len(given) != len(values):
+            return False
+        for g, v in zip(given, values):
+            g = " ".join(g.split())
+            if isinstance(v, np.dtype):
+                if g not in SCALAR_TYPES or np.dtype(SCALAR_TYPES[g]) != v:
+                    return False
+            elif str(v) != g.rstrip("uUlL"):
+                return False
+        return True
+
     def instance(self, name: str, targs: dict, want: str):
         """The lowered function ``name`` for template arguments ``targs``: a CKernel or a CDeviceFunction."""
         infos = self.functions.get(name, [])
         infos = [f for f in infos if (f.kind == "global") == (want == "global")]
         if not infos:
             return None
-        info = infos[0]
+        primary = [f for f in infos if f.specialization is None]
+        info = primary[0] if primary else infos[0]
+        special = next((f for f in infos if f.specialization is not None
+                        and self._names_arguments(f.specialization, targs)), None)
         key = (name, tuple(sorted((k, str(v)) for k, v in targs.items())), want)
         if key in self._instances:
             return self._instances[key]
@@ -183,7 +202,7 @@ class Unit:
             raise CompileError(f"{self.filename}: {name} calls itself: recursion is not supported in a kernel")
         self._busy.add(key)
         try:
-            low = Lowering(self, info, targs)
+            low = Lowering(self, special or info, {} if special else targs)
             suffix = "".join("_" + re.sub(r"\W", "_", str(v)) for v in targs.values())
             low.pyname = (name + ("__" + suffix.strip("_") if suffix else ""))
             tree = low.function()
