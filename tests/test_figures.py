@@ -57,7 +57,7 @@ def test_grid_stride_loop_does_the_same_work_on_any_grid(grid, block):
     s = launch(k.scale, grid=grid, block=block, args=(x, y, np.float32(3), n))
     np.testing.assert_array_equal(y, 3 * x)
     loads = [line.counters.requests for line in s.lines if "load" in line.site.source]
-    assert loads == [3125]
+    assert loads == [2 * 3125]  # the line loads x and stores y: a request each per 32 elements
 
 
 LANE = np.arange(32)

@@ -50,7 +50,7 @@ def add_masks(blk, x, y, out, n):                 # the same work, one element p
 # --8<-- [start:vector_add_run]
 BLOCK, WARPS = 1024, 4
 rows = []
-for n in (1 << 20, (1 << 20) + 3):                # a multiple of 16, and a ragged tail
+for n in (1 << 20, (1 << 20) + 5):                # a multiple of 16, and a ragged tail
     rng = np.random.default_rng(n)
     x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
     out_t, out_m = np.zeros(n, np.float32), np.zeros(n, np.float32)
@@ -68,23 +68,24 @@ show(Table(rows, [_("elements"), _("written as"), _("bytes asked for"), _("globa
 # --8<-- [start:vector_add_glue]
 from simtdocs.display import glue
 
-n_even, n_ragged = 1 << 20, (1 << 20) + 3
+n_even, n_ragged = 1 << 20, (1 << 20) + 5
 glue("tr_n", n_even)
 glue("tr_n_ragged", n_ragged)
 glue("tr_block", BLOCK)
 glue("tr_warps", WARPS)
 glue("tr_per_thread", BLOCK // (WARPS * 32))         # elements each thread of a program holds
 glue("tr_bytes", 12 * n_even)                          # read x and y, write out: 4 bytes each
-glue("tr_sectors", 3 * n_even // 8)                    # 12n bytes in 32-byte sectors
-by = {(r[0], r[1]): r for r in rows}
+glue("tr_sectors", 12 * n_even // SECTOR)              # 12n bytes in 32-byte sectors
+named = ("elements", "view", "asked", "requests", "sectors", "coalescing")  # the table's columns
+by = {(r[0], r[1]): dict(zip(named, r)) for r in rows}
 even, ragged, masks = by[f"{n_even:,}", "Triton"], by[f"{n_ragged:,}", "Triton"], by[f"{n_even:,}", "blk"]
-assert even[4] == masks[4] == 3 * n_even // 8 and even[5] == 1.0  # 12n bytes in 3n/8 sectors, all used
-glue("tr_req_triton", even[3])
-glue("tr_req_blk", masks[3])
-glue("tr_vector_bytes", even[2] // (even[3] * 32))    # bytes one lane moves per request
-glue("tr_req_ragged", ragged[3])
-glue("tr_sectors_ragged", ragged[4])
-glue("tr_coalescing_ragged", ragged[5], ".0%")
+assert even["sectors"] == masks["sectors"] == 12 * n_even // SECTOR and even["coalescing"] == 1.0  # 3n/8, all used
+glue("tr_req_triton", even["requests"])
+glue("tr_req_blk", masks["requests"])
+glue("tr_vector_bytes", even["asked"] // (even["requests"] * 32))    # bytes one lane moves per request
+glue("tr_req_ragged", ragged["requests"])
+glue("tr_sectors_ragged", ragged["sectors"])
+glue("tr_coalescing_ragged", ragged["coalescing"], ".0%")
 # --8<-- [end:vector_add_glue]
 
 
@@ -239,7 +240,7 @@ show(Table(rows, [_("GPU"), _("FP32 peak (TFLOP/s)"), _("DRAM (TB/s)"), _("ridge
 # --8<-- [start:matmul_glue]
 from simtdocs.display import glue
 
-assert flops == 2 * S ** 3 and dram == operands + C.nbytes  # no L2 in the model: every panel from DRAM
+assert flops == 2 * S * S * S and dram == operands + C.nbytes  # no L2 in the model: every panel from DRAM
 glue("tr_S", S)
 glue("tr_tile", f"{BM}×{BN}×{BK}")
 glue("tr_flops", flops)

@@ -466,7 +466,10 @@ class Puzzle:
             worst = max(records, key=lambda r: r.ways, default=None)
         if worst is None:
             return None
-        return Figure(lambda: draw_access(worst), alt=access_alt(worst), caption=access_caption(worst))
+        # named by its source line: the Python and the C answer of one puzzle draw the same access
+        caption = _("The access of `{source}`. {how}", source=site.source, how=access_caption(worst)) \
+            if site.source else access_caption(worst)
+        return Figure(lambda: draw_access(worst), alt=access_alt(worst), caption=caption)
 
     def _wrong(self, got: np.ndarray, want: np.ndarray) -> np.ndarray:
         if got.shape != want.shape:
