@@ -308,3 +308,22 @@ def test_an_explicit_specialization_is_the_instance_it_names():
     m.get_function("k<int>")((1,), (4,), (ints,))
     m.get_function("k<float>")((1,), (4,), (floats,))
     assert ints.tolist() == [0, 100, 200, 300] and floats.tolist() == [0.0, 2.0, 4.0, 6.0]
+
+
+def test_a_float_result_assigned_to_a_double_is_converted():
+    """`double d = half(x)` converts the float the device function returns, so the next add
+    runs in double (the value of an unknown type compared equal to float64: numpy reads
+    None == float64 as true; found by the random C kernels)."""
+    src = r"""
+    __device__ float half(float x) { return x * 0.5f; }
+    __global__ void k(double *o, const float *a) {
+        int i = threadIdx.x;
+        double d = 0.0;
+        d = half(a[i]);
+        d += 1.0e-8f;
+        o[i] = d;
+    }
+    """
+    out = np.zeros(2)
+    RawModule(code=src).get_function("k")((1,), (2,), (out, np.ones(2, np.float32)))
+    assert out.tolist() == [0.5 + float(np.float32(1.0e-8))] * 2

@@ -2267,7 +2267,8 @@ class Lowering:
 
     def convert(self, v, cnode, dt) -> ast.expr:
         """``v`` (the lowered ``cnode``) as a value of type ``dt`` (no cast when it is one already)."""
-        if cnode is not None and self.static_type(cnode) == np.dtype(dt):
+        known = self.static_type(cnode) if cnode is not None else None
+        if known is not None and known == np.dtype(dt):  # (numpy reads None == float64 as true)
             return v
         return self.cast(v, dt)
 
