@@ -327,3 +327,30 @@ def test_a_float_result_assigned_to_a_double_is_converted():
     out = np.zeros(2)
     RawModule(code=src).get_function("k")((1,), (2,), (out, np.ones(2, np.float32)))
     assert out.tolist() == [0.5 + float(np.float32(1.0e-8))] * 2
+
+
+def test_mul24_and_the_toolkit_headers_included_with_quotes():
+    """__mul24/__umul24 multiply the low 24 bits (sign-extended for __mul24) and keep the low
+    32 bits of the product; "vector_types.h" in quotes is the toolkit's header, as <…> is."""
+    src = r"""
+    #include "vector_types.h"
+    __global__ void m24(const int *a, const int *b, int *s, unsigned *u) {
+        int i = threadIdx.x;
+        s[i] = __mul24(a[i], b[i]);
+        u[i] = __umul24((unsigned)a[i], (unsigned)b[i]);
+    }
+    """
+    a = np.array([3, -3, 0x1000001, 0x7FFFFF, -0x800000, 5000], np.int32)
+    b = np.array([4, 5, 7, 0x7FFFFF, 2, 4000], np.int32)
+    s, u = np.zeros(6, np.int32), np.zeros(6, np.uint32)
+    RawModule(code=src).get_function("m24")((1,), (6,), (a, b, s, u))
+
+    def low24(v, signed):
+        v = int(v) & 0xFFFFFF
+        return v - (1 << 24) if signed and v & 0x800000 else v
+
+    want_s = [np.int64(low24(x, True) * low24(y, True)).astype(np.int64) & 0xFFFFFFFF for x, y in zip(a, b)]
+    want_u = [(low24(x, False) * low24(y, False)) & 0xFFFFFFFF for x, y in zip(a, b)]
+    assert [int(v) & 0xFFFFFFFF for v in s] == [int(w) for w in want_s]
+    assert [int(v) for v in u] == want_u
+    assert s[0] == 12 and s[1] == -15 and s[2] == 7  # 0x1000001 keeps only its low 24 bits: 1

@@ -2736,6 +2736,17 @@ class Lowering:
         if name in ("__popc", "__popcll", "__clz", "__clzll", "__ffs", "__ffsll", "__brev", "__brevll"):
             f = name[2:].rstrip("l") if name.endswith("ll") else name[2:]
             return self.cast(ast.Call(ast.Name("_C" + f), [self.expr(args[0])], []), I32 if f != "brev" else U32)
+        if name in ("__mul24", "__umul24"):
+            # the low 24 bits of each operand (sign-extended for __mul24), the low 32 bits of
+            # their product (CUDA Math API, integer intrinsics)
+            dt = I32 if name == "__mul24" else U32
+            a, b = (self.cast(self.expr(x), dt) for x in args)
+            if name == "__umul24":
+                low = lambda v: self.cast(ast.BinOp(v, ast.BitAnd(), self.typed(0xFFFFFF, U32)), U32)  # noqa: E731
+            else:
+                low = lambda v: self.cast(ast.BinOp(self.cast(ast.BinOp(v, ast.LShift(), self.typed(8, I32)), I32),  # noqa: E731
+                                                    ast.RShift(), self.typed(8, I32)), I32)
+            return self.cast(ast.BinOp(low(a), ast.Mult(), low(b)), dt)
         if name in ("fmaf", "fma", "__fmaf_rn"):
             dt = F32 if name != "fma" else F64
             return self.cast(ast.Call(ast.Name("_Cfma"), [self.cast(self.expr(a), dt) for a in args], []), dt)

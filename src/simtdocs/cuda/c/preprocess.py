@@ -22,6 +22,9 @@ KNOWN_HEADERS = {
     "stdint.h", "cstdio", "cstdlib", "cmath", "cstring", "cstdint", "iostream", "vector", "algorithm",
     "helper_cuda.h", "helper_functions.h", "device_functions.h", "math_constants.h", "float.h", "limits.h",
     "climits", "cfloat", "time.h", "ctime", "chrono", "cassert", "sm_30_intrinsics.h", "cuda_profiler_api.h",
+    # the toolkit's own headers, which samples include with quotes too ("vector_types.h")
+    "vector_types.h", "vector_functions.h", "driver_types.h", "builtin_types.h", "host_defines.h",
+    "device_types.h", "sm_20_intrinsics.h", "sm_32_intrinsics.h", "sm_60_atomic_functions.h",
 }
 #: what the device preset defines (H100: compute capability 9.0)
 PREDEFINED = {"__CUDACC__": "1", "__NVCC__": "1", "__CUDA_ARCH__": "900", "INT_MAX": "2147483647",
