@@ -262,14 +262,7 @@ class Compiler(Expressions):
                 if f.name.startswith("atomic.") or f.name in SHUFFLES:
                     return None  # an atomic's old value is memory's: defined
                 if f.name == "select" and len(node.args) == 3 and not self.sc.has_effects(node.args[0]):
-                    # C's c ? a : b: each lane takes the marks of the side it chose, as for an IfExp
-                    test, a, b = node.args
-                    uc, ua, ub = self._shadow(test), self._shadow(a), self._shadow(b)
-                    if ua is None and ub is None:
-                        return uc
-                    f = ast.Constant(False)
-                    return E("_u_select(C, UC, UA, UB)", C=self.ex(test), UC=uc or f, UA=ua or copy.deepcopy(f),
-                             UB=ub or copy.deepcopy(f))
+                    return self._chosen_shadow(*node.args)  # C's c ? a : b, as an IfExp
             return self._or([self._shadow(a) for a in node.args] + [self._shadow(k.value) for k in node.keywords])
         if isinstance(node, ast.Subscript):
             if self.sc.array_kind(node.value):
@@ -283,13 +276,18 @@ class Compiler(Expressions):
             helper = "_u_and" if isinstance(node.op, ast.And) else "_u_or_else"
             return E(f"{helper}(A, UA, UB)", A=self.ex(a), UA=ua if ua is not None else ast.Constant(False), UB=ub)
         if isinstance(node, ast.IfExp) and not self.sc.has_effects(node.test):
-            uc, ua, ub = self._shadow(node.test), self._shadow(node.body), self._shadow(node.orelse)
-            if ua is None and ub is None:
-                return uc
-            f = ast.Constant(False)
-            return E("_u_select(C, UC, UA, UB)", C=self.ex(node.test), UC=uc or f, UA=ua or copy.deepcopy(f),
-                     UB=ub or copy.deepcopy(f))
+            return self._chosen_shadow(node.test, node.body, node.orelse)
         return self._or([self._shadow(c) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)])
+
+    def _chosen_shadow(self, test, a, b):
+        """The shadow of a choice between ``a`` and ``b`` on ``test``: each lane takes the marks
+        of the side it chose (and the test's own)."""
+        uc, ua, ub = self._shadow(test), self._shadow(a), self._shadow(b)
+        if ua is None and ub is None:
+            return uc
+        f = ast.Constant(False)
+        return E("_u_select(C, UC, UA, UB)", C=self.ex(test), UC=uc or f, UA=ua or copy.deepcopy(f),
+                 UB=ub or copy.deepcopy(f))
 
     @staticmethod
     def _or(parts):
