@@ -100,3 +100,117 @@ def test_grid_sync_is_refused_at_its_line(style):
     line = 1 + STYLE_CU.split("\n").index("    cg::grid_group grid = cg::this_grid();")
     with pytest.raises(CompileError, match=rf":{line}:5: uses_grid_sync: the cooperative group grid_group"):
         style.get_function("uses_grid_sync")
+
+
+# -- constructs the held-out CUDA Samples met (each its own small kernel, written for this test) ---
+
+import simtdocs  # noqa: E402
+from simtdocs import reference  # noqa: E402
+
+SAMPLES_CU = r"""
+#include <cuda_runtime.h>
+
+template <class T> struct SharedMemory {
+    __device__ T *getPointer() { extern __shared__ int __smem[]; return (T *)__smem; }
+};
+template <> struct SharedMemory<double> {
+    __device__ double *getPointer() { extern __shared__ double s_double[]; return s_double; }
+};
+
+template <class T> __global__ void block_sum(const T *x, T *out, unsigned n) {
+    SharedMemory<T> smem;
+    T *s = smem.getPointer();
+    unsigned tid = threadIdx.x, i = blockIdx.x * blockDim.x + tid;
+    s[tid] = (i < n) ? x[i] : T(0);
+    __syncthreads();
+    for (unsigned k = blockDim.x / 2; k > 0; k >>= 1) {
+        if (tid < k) s[tid] += s[tid + k];
+        __syncthreads();
+    }
+    if (tid == 0) out[blockIdx.x] = s[0];
+}
+
+__device__ void bump(unsigned &c, unsigned v) { atomicAdd(&c, v); }
+
+__global__ void count_positive(const int *x, unsigned *out, int n) {
+    __shared__ unsigned total;
+    __shared__ int base;
+    if (threadIdx.x == 0) { total = 0; base = blockIdx.x * blockDim.x; }
+    __syncthreads();
+    int i = base + threadIdx.x;
+    if (i < n && x[i] > 0) bump(total, 1u);
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = total * 2 + 1;
+}
+
+__device__ float scale(float v, int k);
+
+template <unsigned dir> __device__ int pick(int a, int b) { return dir ? max(a, b) : min(a, b); }
+
+template <unsigned dir> __global__ void pairs(const int *a, int *o, float *f, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    o[i] = pick<dir>(a[2 * i], a[2 * i + 1]);
+#if CUDART_VERSION >= 11000 && defined(__linux__)
+    f[i] = scale(float(o[i]), int(3.7f));
+#else
+    f[i] = -1.0f;
+#endif
+}
+
+__device__ float scale(float v, int k) { return v * k + unsigned(2); }
+"""
+
+
+@pytest.fixture(scope="module")
+def samples():
+    return RawModule(code=SAMPLES_CU, name_expressions=("block_sum<float>", "block_sum<double>", "pairs<0>",
+                                                        "pairs<1>"))
+
+
+def _both(kernel, grid, block, args, **kw):
+    """Both engines on fresh copies: equal outputs and counters; the fast engine's (args, stats)."""
+    runs = []
+    for run in (reference.launch, simtdocs.launch):
+        copies = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+        runs.append((copies, run(kernel, grid, block, args=copies, **kw)))
+    (ra, rs), (fa, fs) = runs
+    assert all(x.tobytes() == y.tobytes() for x, y in zip(ra, fa) if isinstance(x, np.ndarray))
+    assert rs.totals == fs.totals and rs.by_site == fs.by_site
+    return fa, fs
+
+
+@pytest.mark.parametrize("name, dtype", [("block_sum<float>", np.float32), ("block_sum<double>", np.float64)])
+def test_shared_memory_get_pointer_takes_the_specialization_of_its_type(samples, name, dtype):
+    # SharedMemory<double> is its own struct (an extern array of double), the primary template
+    # reads the int array as T; either way s is the block's dynamic shared memory of T.
+    x = np.random.default_rng(5).random(1000).astype(dtype)
+    (_, out, _), stats = _both(samples.get_function(name).kernel, 8, 128, (x, np.zeros(8, dtype), np.uint32(1000)),
+                               shared_bytes=128 * x.itemsize)
+    padded = np.concatenate([x, np.zeros(24, dtype)]).reshape(8, 128)
+    assert np.allclose(out, padded.sum(axis=1), rtol=1e-6)
+    assert stats.totals.barriers == 8 * (1 + 7)  # per block: one barrier, then one per halving of 128
+
+
+def test_a_shared_scalar_is_a_value_and_a_reference_to_it_takes_atomics(samples):
+    x = np.random.default_rng(6).integers(-5, 5, 1000).astype(np.int32)
+    (_, out, _), stats = _both(samples.get_function("count_positive").kernel, 4, 256,
+                               (x, np.zeros(4, np.uint32), np.int32(1000)))
+    padded = np.concatenate([x, np.zeros(24, np.int32)]).reshape(4, 256)
+    assert out.tolist() == [2 * int((row > 0).sum()) + 1 for row in padded]
+    # one atomic instruction per warp with a positive element; its other lanes wait on the one address
+    warps = padded.reshape(4, 8, 32) > 0
+    assert stats.totals.atomics == int(warps.any(axis=2).sum())
+    assert stats.totals.atomics + stats.totals.atomic_conflicts == int(warps.sum())
+
+
+@pytest.mark.parametrize("direction", [0, 1])
+def test_a_forwarded_template_value_a_prototype_functional_casts_and_version_macros(samples, direction):
+    # pick<dir> passes the kernel's own template value on; scale is declared before its
+    # definition; float(…), int(3.7f) == 3 and unsigned(2) are casts; CUDART_VERSION is CUDA 13's.
+    a = np.random.default_rng(7).integers(-100, 100, 200).astype(np.int32)
+    (_, o, f, _), _ = _both(samples.get_function(f"pairs<{direction}>").kernel, 1, 128,
+                            (a, np.zeros(100, np.int32), np.zeros(100, np.float32), np.int32(100)))
+    expected = (np.maximum if direction else np.minimum)(a[0::2], a[1::2])
+    assert o.tolist() == expected.tolist()
+    assert f.tolist() == (expected * 3 + 2).astype(np.float32).tolist()

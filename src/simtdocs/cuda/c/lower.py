@@ -292,6 +292,35 @@ def scan_structs(root) -> dict:
     return out
 
 
+def scan_struct_templates(root) -> dict:
+    """The file's struct templates with member functions (CUDA Samples' ``SharedMemory<T>``):
+    name -> [(the arguments an explicit specialization names, or None for the primary
+    template; its template parameter names; the struct node)]."""
+    out: dict = {}
+
+    def visit(node):
+        for c in node.children:
+            if c.type == "template_declaration":
+                params = c.child_by_field_name("parameters")
+                names = [text(p.named_children[-1]) for p in params.named_children
+                         if p.type == "type_parameter_declaration"] if params is not None else []
+                for k in c.named_children:
+                    name = k.child_by_field_name("name") if k.type in ("struct_specifier", "class_specifier") else None
+                    if name is None or k.child_by_field_name("body") is None:
+                        continue
+                    if name.type == "template_type":
+                        args = name.child_by_field_name("arguments")
+                        out.setdefault(text(name.child_by_field_name("name")), []).append(
+                            ([text(a) for a in args.named_children] if args is not None else [], names, k))
+                    else:
+                        out.setdefault(text(name), []).append((None, names, k))
+            elif c.type in ("namespace_definition", "linkage_specification", "declaration_list"):
+                visit(c.child_by_field_name("body") or c)
+
+    visit(root)
+    return out
+
+
 def _walk(node):
     stack = [node]
     while stack:
@@ -440,6 +469,8 @@ class Lowering:
             return self.static_type(node.child_by_field_name("argument"))
         if t == "call_expression" and self.tile_size_call(node) is not None:
             return U32
+        if t == "call_expression" and self.functional_cast(node) is not None:
+            return self.functional_cast(node)
         if t == "number_literal":
             return self.literal(node)[1]
         if t in ("true", "false"):
@@ -450,6 +481,8 @@ class Lowering:
             py = self.lookup(text(node))
             if py is not None:
                 ct = self.vars[py]
+                if py in getattr(self, "scalar_shared", ()):
+                    return ct.dtype  # a __shared__ (or __device__) scalar: a value of its type
                 return ct.dtype if ct.kind in ("scalar", "ref") else None
             if text(node) in self.targs and isinstance(self.targs[text(node)], int):
                 return I32
@@ -1094,7 +1127,11 @@ class Lowering:
         group = self.group_type(node.child_by_field_name("type"))
         if group is not None:
             return self.group_decl(node, group)
-        st = self.struct_of_type(node.child_by_field_name("type"))
+        tnode = node.child_by_field_name("type")
+        if tnode is not None and tnode.type == "template_type" and \
+                text(tnode.child_by_field_name("name")) in self.unit.struct_templates:
+            return self.template_object_decl(node, tnode)
+        st = self.struct_of_type(tnode)
         if st is not None:
             return self.struct_declaration(node, st, quals)
         dt = self.base_type(node)
@@ -1328,6 +1365,16 @@ class Lowering:
             self.dynamic = cname
             call = ast.Call(ast.Name("_Cshared"), [ast.Constant(0), ast.Name(dname(dt))], [])
             return [self.at(ast.Assign([ast.Name(py, ast.Store())], call), node)]
+        if fn is not None and fn.type == "field_expression" and self.template_object(fn.child_by_field_name("argument")):
+            # `T *s = smem.getPointer();` with `SharedMemory<T> smem;`: the method's extern __shared__ array
+            got = self.shared_method(value)
+            if got != np.dtype(dt):
+                raise self.error(value, f"`{text(value)}` is a {C_NAMES.get(got, got)} *, assigned to a "
+                                        f"{CType('ptr', dt).c()}")
+            py = self.declare(cname, CType("array", dt, [None], "shared"))
+            self.dynamic = cname
+            call = ast.Call(ast.Name("_Cshared"), [ast.Constant(0), ast.Name(dname(dt))], [])
+            return [self.at(ast.Assign([ast.Name(py, ast.Store())], call), node)]
         base, off = self.pointer_value(value)
         bt = self.vars[base]
         if bt.dtype != np.dtype(dt):
@@ -1336,6 +1383,84 @@ class Lowering:
         off_name = self.fresh(f"{py}__off")
         self.ptr[py] = (base, off_name)
         return [self.at(ast.Assign([ast.Name(off_name, ast.Store())], self.convert(off, value, I64)), node)]
+
+    def template_object_decl(self, node, tnode) -> list:
+        """``SharedMemory<T> smem;``: an object of a struct template with member functions. It
+        holds no data; its methods are looked up for its template arguments when called."""
+        name = text(tnode.child_by_field_name("name"))
+        args = [a for a in tnode.child_by_field_name("arguments").named_children if a.type != "comment"]
+        values = []
+        for a in args:
+            if a.type != "type_descriptor":
+                raise self.unsupported(a, f"a value argument of the struct template {name}")
+            values.append(self.base_type(a, a.child_by_field_name("type") or a.named_children[0]))
+        for d in node.children_by_field_name("declarator"):
+            if d.type != "identifier":
+                raise self.unsupported(d, f"this declaration of a {text(tnode)}")
+            self.declare(text(d), CType("object", shape=(name, tuple(values))))
+        return []
+
+    def template_object(self, node):
+        """The (struct template, its arguments) of an object variable, else None."""
+        if node is None or node.type != "identifier":
+            return None
+        py = self.lookup(text(node))
+        return self.vars[py].shape if py is not None and self.vars[py].kind == "object" else None
+
+    def shared_method(self, call):
+        """``smem.getPointer()``: the element type of the ``extern __shared__`` array the method
+        returns, in the struct's specialization for the object's arguments (else the primary
+        template). Any other member function is refused."""
+        fn = call.child_by_field_name("function")
+        obj, method = fn.child_by_field_name("argument"), text(fn.child_by_field_name("field"))
+        name, values = self.template_object(obj)
+        forms = self.unit.struct_templates[name]
+        chosen = None
+        for given, params, spec in forms:
+            if given is not None and len(given) == len(values) and self.unit._names_arguments(
+                    given, {f"_{k}": v for k, v in enumerate(values)}):
+                chosen = (params, spec)
+        if chosen is None:
+            chosen = next(((params, spec) for given, params, spec in forms if given is None), None)
+        if chosen is None:
+            raise self.error(call, f"{name}<{', '.join(C_NAMES.get(v, str(v)) for v in values)}> has no definition here")
+        params, spec = chosen
+        body = None
+        for f in spec.child_by_field_name("body").named_children:
+            if f.type != "function_definition":
+                continue
+            d = f.child_by_field_name("declarator")
+            while d is not None and d.type != "function_declarator":
+                d = d.child_by_field_name("declarator")
+            if d is not None and text(d.child_by_field_name("declarator")) == method:
+                body = f.child_by_field_name("body")
+        where = f"{name}<{', '.join(C_NAMES.get(v, str(v)) for v in values)}>::{method}()"
+        if body is None:
+            raise self.error(call, f"{where} is not defined")
+        stmts = [c for c in body.named_children if c.type != "comment"]
+        ok = len(stmts) == 2 and stmts[0].type == "declaration" and stmts[1].type == "return_statement"
+        cast = None  # `return (T *)__smem;`: the extern array read as T
+        if ok:
+            quals = self.qualifiers(stmts[0])
+            d = stmts[0].child_by_field_name("declarator")
+            ret = stmts[1].named_children
+            if len(ret) == 1 and ret[0].type == "cast_expression":
+                cast, ret = ret[0].child_by_field_name("type"), [ret[0].child_by_field_name("value")]
+                ok = cast.child_by_field_name("declarator") is not None and \
+                    cast.child_by_field_name("declarator").type == "abstract_pointer_declarator"
+            ok = ok and "__shared__" in quals and "extern" in quals and d is not None \
+                and d.type == "array_declarator" and d.child_by_field_name("size") is None and len(ret) == 1 \
+                and ret[0].type == "identifier" and text(ret[0]) == text(d.child_by_field_name("declarator"))
+        if not ok:
+            raise self.unsupported(call, f"the member function {where} (only one that returns an "
+                                         f"`extern __shared__ T s[]`, as SharedMemory<T>::getPointer() does)")
+        saved = self.targs
+        self.targs = {**self.targs, **{p: v for p, v in zip(params, values)}}
+        try:
+            return self.base_type(cast, cast.child_by_field_name("type")) if cast is not None else \
+                self.base_type(stmts[0])
+        finally:
+            self.targs = saved
 
     def pointer_value(self, node):
         """A pointer expression as (base array python name, offset expression)."""
@@ -1390,6 +1515,15 @@ class Lowering:
             arg = node.child_by_field_name("argument")
             while arg.type == "parenthesized_expression":
                 arg = arg.named_children[0]
+            if arg.type == "identifier":  # &s of a __shared__/__device__ scalar, &r of a reference
+                py = self.lookup(text(arg))
+                if py is not None and py in getattr(self, "scalar_shared", ()):
+                    return py, self.typed(0, I64)
+                if py is not None and self.vars[py].kind == "ref":
+                    base, index = self.ref_index(py)
+                    if isinstance(index, ast.Tuple):
+                        raise self.unsupported(node, "a pointer into a multi-dimensional array")
+                    return base, index
             vec = self.vector_element(arg) if arg.type == "subscript_expression" else None
             if vec is not None:
                 if isinstance(vec[1], ast.Tuple):
@@ -1454,6 +1588,8 @@ class Lowering:
             return self.is_pointer(node.named_children[0])
         if node.type == "identifier":
             py = self.lookup(text(node))
+            if py is not None and py in getattr(self, "scalar_shared", ()):
+                return False  # `__shared__ unsigned a;` is a value (an array of one underneath)
             return py is not None and self.vars[py].kind in ("ptr",) or (
                 py is not None and self.vars[py].kind == "array" and len(self.vars[py].shape or [1]) == 1)
         if node.type == "binary_expression" and text(node.child_by_field_name("operator")) in ("+", "-"):
@@ -2076,6 +2212,12 @@ class Lowering:
                 if isinstance(m[2], ast.Tuple):
                     raise self.unsupported(a, "passing a reference to a member of a vector in a multi-dimensional array")
                 return [ast.Name(m[1]), self.cast(m[2], I64)]
+        if py is not None and py in getattr(self, "scalar_shared", ()):
+            # a __shared__ (or __device__) scalar: the reference is its one element, in its own memory
+            if self.vars[py].dtype != ct.dtype:
+                raise self.error(a, f"{fname}'s parameter {cname} is a {ct.c()}: `{text(a)}` is a "
+                                    f"{C_NAMES.get(self.vars[py].dtype)}")
+            return [ast.Name(py), self.typed(0, I64)]
         if py is not None:
             vt = self.vars[py]
             if vt.kind != "scalar" or py in self.aliases:
@@ -2383,6 +2525,10 @@ class Lowering:
             return self.const_int(node.child_by_field_name("consequence" if c else "alternative"))
         if t == "cast_expression":
             return self.const_int(node.child_by_field_name("value"))
+        if t == "call_expression" and self.functional_cast(node) is not None and \
+                self.functional_cast(node).kind in "biu":
+            args = [a for a in node.child_by_field_name("arguments").named_children if a.type != "comment"]
+            return self.const_int(args[0]) if args else 0
         if t == "sizeof_expression":
             return self.sizeof(node)
         raise self.error(node, f"`{text(node)}` must be a constant here")
@@ -2558,6 +2704,8 @@ class Lowering:
                 return ast.Compare(self.expr(left), [COMPARES[op]()], [self.expr(right)])
             if op in BINOPS:
                 if self.is_pointer(left) or self.is_pointer(right):
+                    if op not in ("+", "-"):
+                        raise self.unsupported(node, f"the operator {op} on a pointer or an array")
                     raise self.unsupported(node, "pointer arithmetic in an expression (declare `T *p = a + k;`)")
                 return ast.BinOp(self.expr(left), BINOPS[op](), self.expr(right))
             raise self.unsupported(node, f"the operator {op}")
@@ -2674,9 +2822,31 @@ class Lowering:
             raise self.unsupported(value, "a file-scope constant of this form")
         raise self.error(node, f"`{name}` is not declared")
 
+    def functional_cast(self, node):
+        """The type of a functional cast, ``float(x)``, ``unsigned(x)``, ``T(x)`` (a template's type
+        parameter or a typedef of a scalar type), else None."""
+        fnode = node.child_by_field_name("function")
+        if fnode is None or fnode.type not in ("primitive_type", "identifier", "type_identifier", "sized_type_specifier"):
+            return None
+        name = " ".join(text(fnode).split())
+        if fnode.type != "primitive_type" and (self.lookup(name) is not None or name in self.unit.functions):
+            return None
+        if not (name in SCALAR_TYPES or isinstance(self.targs.get(name), np.dtype) or name in self.unit.typedefs
+                or name in self.local_typedefs or fnode.type in ("primitive_type", "sized_type_specifier")):
+            return None
+        try:
+            return self.base_type(node, fnode)
+        except CompileError:
+            return None
+
     def call(self, node):
         fnode = node.child_by_field_name("function")
         args = [a for a in node.child_by_field_name("arguments").named_children if a.type != "comment"]
+        cast_to = self.functional_cast(node)
+        if cast_to is not None:  # `T(x)` is `(T)x`; `T()` is a zero of T
+            if len(args) > 1:
+                raise self.error(node, f"a functional cast `{text(fnode)}(…)` takes one value")
+            return self.typed(0, cast_to) if not args else self.cast(self.expr(args[0]), cast_to)
         if fnode.type == "template_function":
             fname = text(fnode.child_by_field_name("name"))
             targs = fnode.child_by_field_name("arguments")
@@ -2894,7 +3064,7 @@ class Lowering:
         ct = self.vars[base]
         if base in self.virtual:
             raise self.unsupported(target, "an atomic on a __shared__ array read as another type")
-        if ct.space not in ("global", "shared"):
+        if ct.space not in ("global", "shared", "any"):  # "any": a T & parameter, bound by each caller
             raise self.error(target, "an atomic needs global or shared memory")
         vals = [self.convert(self.expr(a), a, ct.dtype) for a in args[1:]]
         return ast.Call(ast.Name(f"_Catomic_{op}"), [ast.Name(base), index] + vals, [])

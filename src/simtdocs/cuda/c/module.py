@@ -23,7 +23,8 @@ from ...devices import H100
 from ..analysis import CompileError, Source
 from ..kernel import DeviceFunction, Kernel
 from . import arith
-from .lower import C_NAMES, NAMESPACE, SCALAR_TYPES, VECTORS, CType, Lowering, scan, scan_structs, scan_typedefs, text
+from .lower import (C_NAMES, NAMESPACE, SCALAR_TYPES, VECTORS, CType, Lowering, scan, scan_struct_templates,
+                    scan_structs, scan_typedefs, text)
 from .parse import parse
 from .preprocess import preprocess
 
@@ -105,6 +106,7 @@ class Unit:
         self.tree = parse(self.text)
         self.functions = scan(self.tree.root_node)
         self.struct_nodes = scan_structs(self.tree.root_node)
+        self.struct_templates = scan_struct_templates(self.tree.root_node)
         self.typedefs = scan_typedefs(self.tree.root_node)
         self.structs: dict = {}  # name -> structs.Struct, defined when a function first names it
         self.namespace = dict(NAMESPACE)
@@ -129,8 +131,11 @@ class Unit:
                 if quals & {"const", "constexpr", "static const", "static constexpr"} or "const" in " ".join(quals).split():
                     self._file_constant(node, low)
                 continue
+            decls = [d for d in node.children_by_field_name("declarator") if not _is_prototype(d)]
+            if not decls:
+                continue  # `__device__ void put(int, float *);`: a prototype; the definition is scanned
             dt = low.base_type(node)
-            for d in node.children_by_field_name("declarator"):
+            for d in decls:
                 if d.type == "init_declarator":
                     raise low.unsupported(d, "an initialised __constant__/__device__ variable (fill it with get_global)")
                 dims = []
@@ -253,7 +258,17 @@ class Unit:
         values = []
         if targs_node is not None:
             for a in targs_node.named_children:
-                if a.type == "type_descriptor":
+                if a.type == "comment":
+                    continue
+                arg = " ".join(text(a).split())
+                if a.type == "type_descriptor" and isinstance(caller.targs.get(arg), int):
+                    # `pick<dir>(x)` in a `template <unsigned dir>`: the grammar reads a lone name as a
+                    # type; it is the caller's value parameter, passed on
+                    values.append(caller.targs[arg])
+                elif a.type == "type_descriptor" and arg in self.consts and caller.lookup(arg) is None \
+                        and self.consts[arg][0].kind in "biu":
+                    values.append(caller.const_int(self.consts[arg][1]))  # a file-scope `const int N = 4;`
+                elif a.type == "type_descriptor":
                     values.append(caller.base_type(a, a.child_by_field_name("type") or a.named_children[0]))
                 else:
                     values.append(caller.const_int(a))
@@ -294,6 +309,13 @@ class Unit:
             else:
                 raise caller.error(node, f"write the template arguments of {info.name} explicitly ({info.name}<...>(...))")
         return values
+
+
+def _is_prototype(d) -> bool:
+    """Whether a file-scope declarator declares a function (``put(int, float *)``, ``*f(int)``)."""
+    while d is not None and d.type in ("pointer_declarator", "reference_declarator"):
+        d = d.child_by_field_name("declarator") or (d.named_children[-1] if d.named_children else None)
+    return d is not None and d.type == "function_declarator"
 
 
 def _dtype_text(dt: np.dtype) -> str:

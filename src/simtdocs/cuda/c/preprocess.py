@@ -26,11 +26,22 @@ KNOWN_HEADERS = {
     "vector_types.h", "vector_functions.h", "driver_types.h", "builtin_types.h", "host_defines.h",
     "device_types.h", "sm_20_intrinsics.h", "sm_32_intrinsics.h", "sm_60_atomic_functions.h",
 }
-#: what the device preset defines (H100: compute capability 9.0)
-PREDEFINED = {"__CUDACC__": "1", "__NVCC__": "1", "__CUDA_ARCH__": "900", "INT_MAX": "2147483647",
+#: what the device preset defines (H100: compute capability 9.0); nvcc's own version macros are
+#: CUDA 13.0's (the toolkit ``nvcc --version`` reports here: release 13.0, V13.0.88), and the host
+#: compiler's ``__linux__`` (samples test it in host code, ``#error Unsupported system`` otherwise)
+PREDEFINED = {"__CUDACC__": "1", "__NVCC__": "1", "__CUDA_ARCH__": "900", "__CUDACC_VER_MAJOR__": "13",
+              "__CUDACC_VER_MINOR__": "0", "__CUDACC_VER_BUILD__": "88", "__linux__": "1", "INT_MAX": "2147483647",
               "INT_MIN": "(-2147483647-1)", "UINT_MAX": "4294967295u", "FLT_MAX": "3.402823466e+38f",
               "CUDART_INF_F": "(1.0f/0.0f)", "NULL": "0"}
 
+
+#: macros a built-in header defines when it is included: CUDA 13's values (``CUDART_VERSION`` is
+#: 13000 in CUDA 13.0's cuda_runtime_api.h, ``CUDA_VERSION`` 13000 in its cuda.h), so that
+#: ``#if CUDART_VERSION >= 2020`` keeps the code it guards, as nvcc does
+HEADER_DEFINES = {
+    "cuda_runtime.h": {"CUDART_VERSION": "13000"}, "cuda_runtime_api.h": {"CUDART_VERSION": "13000"},
+    "cuda.h": {"CUDA_VERSION": "13000"},
+}
 
 #: attributes that change no meaning here (alignment is the engine's: vectors are aligned to their size)
 FUNCTION_MACROS = ("__align__(n) ", "__builtin_align__(n) ", "__launch_bounds__(...) ")
@@ -66,6 +77,9 @@ def preprocess(code: str, filename: str, options=()) -> str:
 
     class P(pcpp.Preprocessor):
         def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):
+            for name, value in HEADER_DEFINES.get(includepath, {}).items():
+                if name not in self.macros and name not in undef:
+                    self.define(f"{name} {value}")
             if includepath in KNOWN_HEADERS or includepath.startswith("cuda") or includepath.startswith("thrust/") \
                     or is_system_include:  # <...>: the C and C++ libraries and the system's: host code's
                 raise OutputDirective(Action.IgnoreAndRemove)
