@@ -4,7 +4,8 @@ the index's type when it is narrow, and the thread and line — the same words o
 import numpy as np
 import pytest
 
-from simtdocs import MemcheckError, launch, reference
+from simtdocs import MemcheckError, cuda, launch, reference
+from simtdocs.cuda import RawKernel
 
 ENGINES = [pytest.param(launch, id="fast"), pytest.param(reference.launch, id="reference")]
 
@@ -59,6 +60,39 @@ def test_a_narrow_index_that_wrapped_says_its_type(run):
     text = str(e.value)
     assert "by thread (43,0,0)" in text and "index -127 is out of bounds: a has 200 elements" in text
     assert "the index is int8, which holds only -128..127" in text
+
+
+    assert "numpy wraps int8 arithmetic around" in text and "widen it with .astype(np.int32)" in text
+
+
+@cuda.jit
+def scaled_dialect(a):
+    i = np.int8(cuda.threadIdx.x * 3)  # thread 43: 129 converted to int8 is -127
+    a[i] = 1.0
+
+
+SCALED_C = RawKernel(r"""
+__global__ void scaled(double *a) {
+    signed char i = threadIdx.x * 3;  // thread 43: 129 as a signed char is -127
+    a[i] = 1.0;
+}""", "scaled")
+
+
+@pytest.mark.parametrize("run", ENGINES)
+@pytest.mark.parametrize("kernel, note", [
+    (scaled_dialect, "the index is int8, which holds only -128..127: a value outside that range wrapped around "
+                     "where it became int8 (numba's arithmetic is int64; convert with np.int32(…), or keep such "
+                     "values in an int32 array)"),
+    (SCALED_C, "the index is a signed char, which holds only -128..127: a value outside that range wrapped "
+               "around where it became a signed char (C computes in int; keep such values in an int, or an "
+               "int array)")], ids=["numba", "c"])
+def test_a_narrow_index_is_explained_in_the_kernels_language(run, kernel, note):
+    # numba computes in int64 and C in int: numpy's narrow arithmetic and .astype are not theirs
+    with pytest.raises(MemcheckError) as e:
+        run(kernel, grid=1, block=64, args=(np.zeros(200),))
+    text = str(e.value)
+    assert "by thread (43,0,0)" in text and "index -127 is out of bounds: a has 200 elements; " + note in text
+    assert ".astype" not in text and "numpy" not in text
 
 
 @pytest.mark.parametrize("run", ENGINES)

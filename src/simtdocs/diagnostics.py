@@ -51,6 +51,7 @@ their own warp). ``Stats.hazards`` is the sum over the records.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 
@@ -273,10 +274,49 @@ def outside(name: str, shape, axis: int | None, value: int, dtype=None) -> str:
             what = f"{axis_name} = {value} of {name}{dims}: {name} has {n:,} along {axis_name}"
         what += f" (dimension {axis} of {name} has {n})"
     if dtype is not None and np.dtype(dtype).kind in "iu" and np.dtype(dtype).itemsize < 4:
-        info = np.iinfo(dtype)
-        what += (f"; the index is {np.dtype(dtype)}, which holds only {info.min}..{info.max}: numpy wraps "
-                 f"{np.dtype(dtype)} arithmetic around, where C computes in int (widen it with .astype(np.int32))")
+        what += "; " + narrow_index("blk", dtype)
     return what
+
+
+#: The C names of the narrow integer types (an index's type in C's words).
+C_NAMES = {np.dtype(np.int8): "signed char", np.dtype(np.uint8): "unsigned char", np.dtype(np.int16): "short",
+           np.dtype(np.uint16): "unsigned short"}
+
+#: Why a narrow index went wrong and what to do, in the words of each way of writing a kernel:
+#: the ``blk`` API computes in the array's dtype (numpy's rules), the numba dialect in int64
+#: (a value is narrow only as it was loaded or converted), CUDA C in int (C's promotions).
+NARROW_INDEX = {
+    "blk": "the index is {dtype}, which holds only {lo}..{hi}: numpy wraps {dtype} arithmetic around, "
+           "where C computes in int (widen it with .astype(np.int32))",
+    "numba": "the index is {dtype}, which holds only {lo}..{hi}: a value outside that range wrapped around "
+             "where it became {dtype} (numba's arithmetic is int64; convert with np.int32(…), or keep such "
+             "values in an int32 array)",
+    "c": "the index is a {c_type}, which holds only {lo}..{hi}: a value outside that range wrapped around "
+         "where it became a {c_type} (C computes in int; keep such values in an int, or an int array)",
+}
+
+
+def narrow_index(language: str, dtype) -> str:
+    """The note on an index of a narrow integer type, in ``language``'s words."""
+    dt = np.dtype(dtype)
+    info = np.iinfo(dt)
+    return NARROW_INDEX[language].format(dtype=dt, c_type=C_NAMES[dt], lo=info.min, hi=info.max)
+
+
+#: The ``blk`` note as the engine writes it, made from its template (its first {dtype} named).
+_BLK_NOTE = re.compile(re.escape(NARROW_INDEX["blk"]).replace(re.escape("{dtype}"), r"(?P<dtype>u?int\d+)", 1)
+                       .replace(re.escape("{dtype}"), r"u?int\d+").replace(re.escape("{lo}"), r"-?\d+")
+                       .replace(re.escape("{hi}"), r"\d+"))
+
+
+def in_language(exc: "SimulatorError", language: str) -> "SimulatorError":
+    """``exc`` with its note on a narrow index (see :func:`outside`) in the words of the
+    kernel's ``language`` ("blk", "numba" or "c"): the engine writes it for the ``blk`` API,
+    and a compiled kernel's launch hands its errors through here."""
+    if language != "blk" and exc.args and isinstance(exc.args[0], str):
+        say = lambda m: narrow_index(language, m.group("dtype"))  # noqa: E731
+        exc.args = (_BLK_NOTE.sub(say, exc.args[0]),) + exc.args[1:]
+    return exc
 
 
 def element(name: str, parts) -> str:

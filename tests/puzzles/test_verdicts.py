@@ -217,8 +217,32 @@ def test_an_index_from_a_signed_char_array_in_cuda_c_is_traced_to_it():
     codes = LOOKUP.inputs().args[0]
     t = _first_negative(codes, lambda c: c + 1)
     verdict = LOOKUP.check(LOOKUP_C)
-    assert verdict.message.en.startswith(f"thread ({t}, 0, 0) of block (0, 0, 0) reads out of bounds on line ")
-    assert verdict.message.en.endswith(ARRAY_NOTE)
+    assert verdict.message.en == (
+        f"thread ({t}, 0, 0) of block (0, 0, 0) reads out of bounds on line 4; its index comes from `codes`, a "
+        "signed char array, whose elements can only be -128..127 (a value outside that range wraps around when it "
+        "is stored there; an index needs an int array)")
+
+
+LOOKUP_C_CONVERTED = RawKernel(r"""
+__global__ void lookup(const signed char* codes, const float* table, float* out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    signed char j = i;
+    out[i] = table[j];
+}""", "lookup")
+
+
+def test_a_conversion_to_signed_char_in_cuda_c_is_named_with_cs_fix():
+    # Thread 128 is the first whose (signed char)i wraps: -128, where j is declared (lines count
+    # from the __global__ line, as the puzzles' C verdicts do).
+    verdict = LOOKUP.check(LOOKUP_C_CONVERTED)
+    assert verdict.message.en == (
+        "thread (128, 0, 0) of block (0, 0, 0) reads out of bounds on line 4; its index comes from a conversion "
+        "to signed char on line 3: a signed char holds only -128..127, and a value outside that range wraps "
+        "around (keep the value in an int instead)")
+    # the sanitizer's report in C's words: no numpy, no .astype
+    assert verdict.detail.splitlines()[3].endswith(
+        "the index is a signed char, which holds only -128..127: a value outside that range wrapped around "
+        "where it became a signed char (C computes in int; keep such values in an int, or an int array)")
 
 
 def test_the_note_reads_in_chinese():

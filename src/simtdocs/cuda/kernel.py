@@ -22,7 +22,7 @@ import numpy as np
 from .. import model, reference
 from ..counters import Stats
 from ..devices import H100
-from ..diagnostics import TOOLS
+from ..diagnostics import TOOLS, MemcheckError, in_language
 from . import types as ctypes
 from .analysis import CompileError, Scope, Source
 from .compiler import HELPERS, Compiler
@@ -158,6 +158,9 @@ class Stream:
 class Kernel:
     """``@cuda.jit``: launch with ``kernel[grid, block](*args)``; returns the launch's ``Stats``."""
 
+    #: the language its errors' advice is worded in (diagnostics.in_language)
+    language = "numba"
+
     def __init__(self, func, tools=TOOLS, device=H100, signature=None):
         self.py_func = func
         self.arg_types = ctypes.signature_types(signature)
@@ -206,7 +209,10 @@ class Kernel:
                          for a, k in zip(rest, kinds))
         spec = self.specialize(kinds, types)
         with np.errstate(all="ignore"):
-            spec.function(blk, *rest)
+            try:
+                spec.function(blk, *rest)
+            except MemcheckError as exc:
+                raise in_language(exc, self.language)  # the engine's advice is worded for blk
 
     def _arguments(self, args) -> tuple:
         """Arguments as numba types them: Python ints int64, floats float64, and a scalar

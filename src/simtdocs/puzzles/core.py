@@ -367,11 +367,10 @@ class Puzzle:
         try:
             stats = launch(kernel, grid=self.grid, block=self.block, args=case.args, trace=trace)
         except MemcheckError as exc:
-            dialect = hasattr(kernel, "py_func")
             site = getattr(exc, "site", None)
             narrow = provenance.narrow_sources(kernel, case.args, site.lineno) if site is not None else []
-            return Verdict(False, V.memcheck(exc, lines, narrow, dialect),
-                           detail=V.detail(lines.renumber(str(exc)), dialect))
+            return Verdict(False, V.memcheck(exc, lines, narrow, getattr(kernel, "language", "blk")),
+                           detail=lines.renumber(str(exc)))
         except SynccheckError as exc:
             return Verdict(False, V.synccheck(exc, lines), detail=lines.renumber(str(exc)))
         except InitcheckError as exc:

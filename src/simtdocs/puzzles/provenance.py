@@ -16,7 +16,8 @@ narrow). It reads the per-thread dialect (``@cuda.jit``: subscripts of narrow ar
 ``np.int8(…)``-style conversions), the ``blk`` API (``blk.load`` and the atomics of narrow
 arguments, ``.astype`` to a narrow type), arrays the kernel declares narrow in shared or
 local memory, and CUDA C (``RawKernel``: the dialect's tree the C front end lowered it to,
-whose nodes carry the C's own lines; its narrow arrays only, as a C cast's fix is C's).
+whose nodes carry the C's own lines; its narrow arrays, and its conversions to a narrow
+type, written or implied: ``signed char j = idx[i] + 100;``).
 """
 
 from __future__ import annotations
@@ -146,9 +147,8 @@ class _Taint:
         return None if dtype is None else _narrow_type(dtype)
 
     def _conversion(self, node: ast.AST, dtype) -> frozenset:
-        if self.source is None:  # lowered C: no Python text to name, and its fix is not the dialect's
-            return frozenset()
-        text = ast.get_source_segment(self.source, node) or ""
+        # lowered C has no Python text to name: its verdict names the C type and the line
+        text = "" if self.source is None else ast.get_source_segment(self.source, node) or ""
         return frozenset({Narrow(dtype, None, text, node.lineno + self.offset)})
 
     def of(self, node: ast.AST | None) -> frozenset:
@@ -163,7 +163,7 @@ class _Taint:
             return self.of(node.value) if not self.dialect else frozenset()
         if isinstance(node, ast.Call):
             f = node.func
-            dtype = _narrow_type(f)
+            dtype = _narrow_type(f) if self.source is not None else _c_conversion(f)
             if dtype is not None and node.args:  # np.int8(x), int8(x)
                 if _fits(node.args[0], dtype):  # np.int8(2): nothing wraps
                     return frozenset()
@@ -244,6 +244,11 @@ def _narrow_type(node: ast.AST):
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return _NARROW_NAMES.get(node.value)
     return None
+
+
+def _c_conversion(node: ast.AST):
+    """The narrow dtype a lowered C conversion converts to (``_Cint8(x)``: a ``signed char``), or None."""
+    return _NARROW_NAMES.get(node.id[2:]) if isinstance(node, ast.Name) and node.id.startswith("_C") else None
 
 
 def _target_names(target: ast.AST) -> list[str]:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from simtdocs.diagnostics import Race
+from simtdocs.diagnostics import C_NAMES, Race
 from simtdocs.i18n import Msg, _, _n, current_language
 
 
@@ -180,42 +180,36 @@ def _site_line(exc: Exception, lines: Lines) -> int | str:
     return "?" if site is None else lines.number(site.filename, site.lineno)
 
 
-def memcheck(exc: Exception, lines: Lines, narrow=(), dialect: bool = False) -> Msg:
+def memcheck(exc: Exception, lines: Lines, narrow=(), language: str = "blk") -> Msg:
     """The memcheck stop in the lecture's words; ``narrow`` (``provenance.narrow_sources``):
     the narrow integers the out-of-bounds index came from, named in a note after it, with
-    the fix in the kernel's own dialect (``dialect``: the per-thread ``@cuda.jit`` one)."""
+    the fix in the kernel's own ``language`` ("blk", "numba": the per-thread ``@cuda.jit``
+    dialect, or "c")."""
     said = _memcheck(exc, lines)
     if not narrow or exc.thread is None or exc.verb is None:
         return said
     src = narrow[0]
     lo, hi = src.bounds
+    if language == "c":
+        fields = dict(what=said, c_type=C_NAMES[src.dtype], lo=lo, hi=hi)
+        if src.array is not None:
+            return _("{what}; its index comes from `{array}`, a {c_type} array, whose elements can only be "
+                     "{lo}..{hi} (a value outside that range wraps around when it is stored there; an index "
+                     "needs an int array)", array=src.array, **fields)
+        return _("{what}; its index comes from a conversion to {c_type} on line {line}: a {c_type} holds only "
+                 "{lo}..{hi}, and a value outside that range wraps around (keep the value in an int instead)",
+                 line=lines.number(lines.filename, src.line), **fields)
     fields = dict(what=said, dtype=str(src.dtype), lo=lo, hi=hi)
     if src.array is not None:
         return _("{what}; its index comes from `{array}`, an {dtype} array, whose elements can only be {lo}..{hi} "
                  "(a value outside that range wraps around when it is stored there; an index needs an int32 array)",
                  array=src.array, **fields)
     fields.update(conversion=src.text, line=lines.number(lines.filename, src.line))
-    if dialect:
+    if language == "numba":
         return _("{what}; its index comes from `{conversion}` on line {line}: {dtype} holds only {lo}..{hi}, and a "
                  "value outside that range wraps around (convert with np.int32(…) instead)", **fields)
     return _("{what}; its index comes from `{conversion}` on line {line}: {dtype} holds only {lo}..{hi}, and a "
              "value outside that range wraps around (widen it with .astype(np.int32) instead)", **fields)
-
-
-#: The sanitizer's hint on a narrow index, worded for the ``blk`` API (diagnostics.outside).
-_BLK_NARROW_HINT = re.compile(r"numpy wraps (\w+) arithmetic around, where C computes in int "
-                              r"\(widen it with \.astype\(np\.int32\)\)")
-
-
-def detail(report: str, dialect: bool) -> str:
-    """The sanitizer's report as the kernel's dialect reads it: in the per-thread dialect an
-    index is narrow only as it was loaded or converted (numba computes in int64), and
-    ``.astype`` is not part of it."""
-    if not dialect:
-        return report
-    return _BLK_NARROW_HINT.sub(lambda m: f"a value outside that range wrapped around where it became {m.group(1)} "
-                                          f"(numba's arithmetic is int64; convert with np.int32(…), or keep such "
-                                          f"values in an int32 array)", report)
 
 
 def _memcheck(exc: Exception, lines: Lines) -> Msg:

@@ -62,6 +62,8 @@ class CDeviceFunction(DeviceFunction):
 class CKernel(Kernel):
     """A ``__global__`` function as the engine runs it (``simtdocs.launch`` accepts it)."""
 
+    language = "c"
+
     def __init__(self, source: CSource, tools=TOOLS, device=H100):
         self.py_func = None
         self.arg_types = None
@@ -362,6 +364,8 @@ class Function:
     ``Stats`` (also ``last_stats``). ``max_dynamic_shared_size_bytes``: raise it to launch
     with more than 48 KB of dynamic shared memory, as ``cudaFuncSetAttribute`` does.
     """
+
+    language = "c"
 
     def __init__(self, kernel: CKernel, name: str):
         self.kernel = kernel
