@@ -18,11 +18,12 @@ $(VENV)/bin/python:
 	python3 -m venv $(VENV)
 
 # Both distributions of the repository, editable: simtdocs (the simulator, the reader's API)
-# and simtdocs-site (src/simtdocs_site: the site build and its MkDocs plugin).
+# and simtdocs-site (src/simtdocs_site: the site build and its MkDocs plugin), with the test
+# extras and Triton (its interpreter is what tests/triton compares the Triton front end with).
 # Re-install only when one of their pyproject.toml files changes.
 $(STAMP): pyproject.toml src/simtdocs_site/pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[test,figures]" -e src/simtdocs_site
+	$(PY) -m pip install -q -e ".[test,figures,triton]" -e src/simtdocs_site
 	touch $@
 
 # MathJax and Mermaid are served by the site itself, never by a CDN.
