@@ -145,8 +145,10 @@ def throttle(context, tab) -> None:
     })
 
 
-def measure(browser, url: str, quiet_ms: int = 1500, timeout_s: float = 90) -> dict:
-    """Open ``url`` throttled in a fresh context; what it cost and when it was readable."""
+def measure(browser, url: str, quiet_ms: int = 1500, timeout_s: float = 180) -> dict:
+    """Open ``url`` throttled in a fresh context; what it cost and when it was readable. A page
+    that has not loaded after ``timeout_s`` (a 1 MB page needs about 6 s on this link; the
+    margin is for a host under load) raises ``TimeoutError`` naming the requests still open."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
     context.add_init_script(MATH_PROBE)
     transferred, requests, pending = [0], [0], set()
@@ -175,7 +177,14 @@ def measure(browser, url: str, quiet_ms: int = 1500, timeout_s: float = 90) -> d
     tab = context.new_page()
     throttle(context, tab)
     try:
-        tab.goto(url, wait_until="load", timeout=timeout_s * 1000)
+        tab.goto(url, wait_until="commit", timeout=timeout_s * 1000)
+        try:
+            tab.wait_for_load_state("load", timeout=timeout_s * 1000)
+        except Exception as exc:
+            open_ones = sorted(r.url for r in pending)
+            raise TimeoutError(f"{url}: not loaded after {timeout_s:.0f} s on the throttled link, "
+                               f"{transferred[0]:,} bytes in; {len(open_ones)} requests still open: "
+                               f"{open_ones[:5]}") from exc
         end = time.monotonic() + timeout_s
         while time.monotonic() < end and (pending or time.monotonic() - last[0] < quiet_ms / 1000):
             tab.wait_for_timeout(100)

@@ -45,7 +45,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if shots:
         terminalreporter.write_sep("-", "browser screenshots")
         terminalreporter.write_line(
-            f"{len(shots)} full-page screenshots (light and dark) in {folder}/ ; open {folder}/index.html"
+            f"{len(shots)} screenshots (light full-page, dark full-page on lecture pages and the first screens of notebooks) in {folder}/ ; open {folder}/index.html"
         )
 
 

@@ -2,8 +2,10 @@
 
 axe-core runs in each page the browser tests open (``conftest.Visitor``: every rule in the
 light scheme; after the palette toggle switched to dark, the colour rules on the page and
-every rule on its redrawn diagrams, ``axe_check.RUN_JS``), so this adds no page load. Any
-serious or critical violation fails.
+every rule on its redrawn diagrams, ``axe_check.RUN_JS``), so this adds no page load. The
+colour rules read code blocks once per language and scheme instead of on every page: one
+block of each kind with every token class the site uses, shown beside a real block of that
+kind (``axe_check.code_palette``). Any serious or critical violation fails.
 
 The language markup is checked on the built HTML with Python's own HTML parser,
 independently of the hook that adds it.
@@ -15,7 +17,7 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-from axe_check import describe, serious
+from axe_check import code_palette, describe, run_axe, serious
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -33,6 +35,45 @@ def test_axe_finds_no_serious_violation(page_visit, scheme):
         pytest.fail(f"{v.page.id} ({scheme}): axe-core {result['version']} finds "
                     f"{sum(len(b['nodes']) for b in bad)} serious/critical problems:\n  {lines}",
                     pytrace=False)
+
+
+def _fail_on(result: dict, where: str) -> None:
+    if "error" in result:
+        pytest.fail(f"{where}: {result['error']}", pytrace=False)
+    bad = serious(result)
+    if bad:
+        lines = "\n  ".join(describe(bad))
+        pytest.fail(f"{where}: axe-core {result['version']} finds {sum(len(b['nodes']) for b in bad)} "
+                    f"serious/critical problems:\n  {lines}", pytrace=False)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_code_colours_have_contrast_in_both_schemes(lang, site_pages, context, base_url):
+    palette = code_palette([p.file for p in site_pages if p.lang == lang])
+    assert {"language-python highlight", "language-cuda highlight", "highlight-ipynb hl-python"} <= set(palette)
+    by_page: dict = {}
+    for kind, (file, html) in palette.items():
+        by_page.setdefault(file, []).append((kind, html))
+    for file, blocks in by_page.items():
+        page = next(p for p in site_pages if p.file == file)
+        tab = context.new_page()
+        try:
+            tab.goto(base_url + page.path, wait_until="load")
+            for kind, html in blocks:  # beside the page's first block of its kind: the same ancestors
+                placed = tab.evaluate("""([selector, html]) => {
+                  const real = document.querySelector(selector + ':not([data-palette])');
+                  if (real) real.insertAdjacentHTML('afterend', html);
+                  return !!real; }""", ["div." + kind.replace(" ", "."), html])
+                assert placed, f"{page.id}: no block of kind {kind!r}"
+            _fail_on(run_axe(tab, code=True), f"{page.id} (light): code colours")
+            before = tab.evaluate("document.body.getAttribute('data-md-color-scheme')")
+            tab.locator("form[data-md-component=palette] label:visible").first.click()
+            tab.wait_for_function("b => document.body.getAttribute('data-md-color-scheme') !== b", arg=before,
+                                  timeout=5000)
+            _fail_on(run_axe(tab, code=True), f"{page.id} (dark): code colours")
+        finally:
+            tab.evaluate("localStorage.clear()")
+            tab.close()
 
 
 # -- language of parts (WCAG 3.1.2) -------------------------------------------------

@@ -84,7 +84,7 @@ def test_formulas_and_diagrams_show_without_javascript(browser, site, gzip_url, 
         for path in slow_pages:
             tab = context.new_page()
             bench.throttle(context, tab)
-            tab.goto(gzip_url + path, wait_until="load", timeout=90_000)
+            tab.goto(gzip_url + path, wait_until="load", timeout=180_000)
             seen = tab.evaluate("""() => ({
               math: [...document.querySelectorAll('.arithmatex')].map(e => ({
                 svg: !!e.querySelector('mjx-container > svg'),
