@@ -102,3 +102,25 @@ def test_mma_instructions_per_warp(compiled):
     (d,) = s.dots.values()
     per_warp, _ = compiled["matmul_32_sm80_mma"]
     assert d.mma == 4 * per_warp
+
+
+def test_matmul_a_tile_rows_not_aligned(compiled):
+    # K = 40: A's row stride is not divisible by 16, so Triton proves nothing about where a
+    # row starts (the new axis of offs_am[:, None] has divisibility 1: AxisInfo's ExpandDims
+    # rule) and each thread holds one element: what the engine saw must say the same
+    a = np.ones((64, 40), np.float16)
+    b = np.ones((40, 64), np.float16)
+    s = K.matmul[(4,)](a, b, np.zeros((64, 64), np.float16), 64, 64, 40, 40, 1, 64, 1, 64, 1, trace=(0, 0))
+    assert ours(s, "a = tl.load(a_ptrs") == compiled["matmul_32_k_plain"]
+
+
+@pytest.mark.parametrize("M,key", [(32, "scaled_tile_T_div"), (30, "scaled_tile_T_plain")])
+def test_transposed_view_tile(compiled, M, key):
+    # x = base.T: unit stride down the columns. Triton's coalescing pass orders the load's
+    # layout by contiguity (order = [0, 1]): each thread's vector and the lanes run down a
+    # column, 16 bytes when the column stride (M) is divisible by 16, else one element
+    base = np.ones((32, M), np.float32)
+    x = base.T
+    y = np.zeros((M, 32), np.float32)
+    s = K.scaled_tile[(1, 1)](x, y, M, 32, 1, M, 32, 1, 2.0, BM=32, BN=32, trace=(0, 0))
+    assert ours(s, "x = tl.load(x_ptr") == compiled[key]

@@ -20,6 +20,9 @@ MM = {"a_ptr": F16, "b_ptr": F16, "c_ptr": F16, **{k: I32 for k in ("M", "N", "K
       **{k: "constexpr" for k in ("s_ak", "s_bn", "s_cn")},
       "BM": "constexpr", "BN": "constexpr", "BK": "constexpr", "GROUP": "constexpr", "ACT": "constexpr"}
 
+TILE = {"x_ptr": F32, "y_ptr": F32, "M": I32, "N": I32, "sxm": "constexpr", "sxn": I32, "sym": I32,
+        "syn": "constexpr", "scale": "fp32", "BM": "constexpr", "BN": "constexpr"}
+
 #: kernels whose shfl.sync.bfly and bar.sync instructions are counted in their PTX (no loops)
 REDUCTIONS = {
     "block_sum_128": ("block_sum", {"x_ptr": F32, "out_ptr": F32, "n": I32, "BLOCK": "constexpr"}, {"BLOCK": 128},
@@ -40,17 +43,28 @@ CASES = {
     # strides equal to 1 are specialised as the constant 1, as Triton's JIT does
     "matmul_32": ("matmul", MM, {"BM": 32, "BN": 32, "BK": 16, "GROUP": 4, "ACT": "", "s_ak": 1, "s_bn": 1, "s_cn": 1},
                   ["a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "s_am", "s_bk", "s_cm"], 4),
+    # K (and so A's row stride) not divisible by 16: Triton cannot prove A's rows aligned
+    "matmul_32_k_plain": ("matmul", MM, {"BM": 32, "BN": 32, "BK": 16, "GROUP": 4, "ACT": "", "s_ak": 1, "s_bn": 1,
+                                         "s_cn": 1}, ["a_ptr", "b_ptr", "c_ptr", "M", "N", "s_cm"], 4),
+    # x a transposed view: its unit stride is down the columns (sxm = 1); M divisible by 16 or not
+    "scaled_tile_T_div": ("scaled_tile", TILE, {"sxm": 1, "syn": 1, "BM": 32, "BN": 32},
+                          ["x_ptr", "y_ptr", "M", "N", "sxn", "sym"], 4),
+    "scaled_tile_T_plain": ("scaled_tile", TILE, {"sxm": 1, "syn": 1, "BM": 32, "BN": 32},
+                            ["x_ptr", "y_ptr", "N", "sym"], 4),
 }
 
 
 def first_load(ttgir, ptx):
-    """(sizePerThread along the contiguous axis, bytes per thread per instruction) of the
-    first global load: a ``tt.load`` (``ld.global[.vN].bB``) or, in a pipelined loop, an
-    ``async_copy_global_to_local`` (``cp.async … , N`` bytes)."""
-    layouts = dict(re.findall(r"^(#\w+) = #ttg\.blocked<\{sizePerThread = \[([\d, ]+)\]", ttgir, re.M))
+    """(sizePerThread along the layout's contiguous axis, ``order[0]``, bytes per thread per
+    instruction) of the first global load: a ``tt.load`` (``ld.global[.vN].bB``) or, in a
+    pipelined loop, an ``async_copy_global_to_local`` (``cp.async … , N`` bytes)."""
+    layouts = {name: (spt, order) for name, spt, order in re.findall(
+        r"^(#\w+) = #ttg\.blocked<\{sizePerThread = \[([\d, ]+)\].*?order = \[([\d, ]+)\]", ttgir, re.M)}
     line = next(ln for ln in ttgir.splitlines() if "tt.load" in ln or "async_copy_global_to_local" in ln)
     enc = re.search(r", (#blocked\d*)>", line).group(1)
-    spt = [int(x) for x in layouts[enc].split(",")]
+    spt_s, order_s = layouts[enc]
+    spt = [int(x) for x in spt_s.split(",")]
+    spt = [spt[int(order_s.split(",")[0])]]  # along order[0]
     ld = re.search(r"ld\.global(?:\.[a-z]\w*)*?(?:\.v(\d))?\.b(\d+)", ptx)
     cp = re.search(r"cp\.async\.\w+\.shared\.global(?:\.\w+)* \[[^\]]+\], \[[^\]]+\], (0x\w+|\d+)", ptx)
     if "async_copy" in line and cp:

@@ -208,3 +208,36 @@ def matmul_block_ptr(a_ptr, b_ptr, c_ptr, M, N, K, s_am, s_ak, s_bk, s_bn, s_cm,
         b_bp = tl.advance(b_bp, (BK, 0))
     c_bp = tl.make_block_ptr(c_ptr, (M, N), (s_cm, s_cn), (pid_m * BM, pid_n * BN), (BM, BN), (1, 0))
     tl.store(c_bp, acc.to(tl.float16), boundary_check=(0, 1))
+
+
+@triton.jit
+def scaled_tile(x_ptr, y_ptr, M, N, sxm, sxn, sym, syn, scale, BM: tl.constexpr, BN: tl.constexpr):
+    # y = scale * x, one BM x BN tile per program, through the strides the host passes: x may
+    # be a transposed view (sxm = 1), whose tile runs contiguously down its columns
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    rm = pm * BM + tl.arange(0, BM)
+    rn = pn * BN + tl.arange(0, BN)
+    keep = (rm[:, None] < M) & (rn[None, :] < N)
+    x = tl.load(x_ptr + rm[:, None] * sxm + rn[None, :] * sxn, mask=keep, other=0.)
+    tl.store(y_ptr + rm[:, None] * sym + rn[None, :] * syn, x * scale, mask=keep)
+
+
+@triton.jit
+def grouped_tiles(x_ptr, y_ptr, who_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr, GROUP: tl.constexpr):
+    # the programs walk the tiles GROUP tile-rows at a time (the matmul tutorial's order); the
+    # last group is shorter, so Python's min and max see values that differ between programs
+    pid = tl.program_id(0)
+    n_m = tl.cdiv(M, BM)
+    n_n = tl.cdiv(N, BN)
+    per_group = GROUP * n_n
+    first = (pid // per_group) * GROUP
+    rows_here = min(n_m - first, GROUP)
+    pm = first + (pid % per_group) % rows_here
+    pn = (pid % per_group) // rows_here
+    rm = pm * BM + tl.arange(0, min(BM, 64))
+    rn = pn * BN + tl.arange(0, BN)
+    keep = (rm[:, None] < M) & (rn[None, :] < N)
+    offs = rm[:, None] * N + rn[None, :]
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=keep) + 1.0, mask=keep)
+    tl.store(who_ptr + pid, max(pm, pn, 0) * 1000 + min(rows_here, GROUP, 99))

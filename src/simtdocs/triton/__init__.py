@@ -8,8 +8,13 @@ default (``tools=``): a Triton kernel manages no shared memory of its own, and t
 compiler's scratch that reductions and dots use here is race-free by construction. The
 layout and what is counted are stated in ``simtdocs.triton.language``. Tensors are numpy
 arrays or anything with ``__array__`` or DLPack (torch CPU tensors); results are written
-back into them. Integer arguments divisible by 16 are specialised as Triton's JIT does
-(their divisibility decides vector widths), except those named in ``do_not_specialize``.
+back into them. A strided view (``b.T``, a column slice) is passed as Triton passes it, a
+pointer to its first element, the kernel doing the strides the host hands it (``_flat``).
+``@triton.autotune`` runs its first config (or ``config=``: an index or a ``Config``);
+Python's ``min``/``max`` in a kernel are ``tl.minimum``/``tl.maximum`` on tensors, as
+Triton's code generator makes them. Integer arguments divisible by 16 are specialised as
+Triton's JIT does (their divisibility decides vector widths), except those named in
+``do_not_specialize``.
 
 Program instances run batched, as the engine batches blocks (``blocks_per_pass``, default
 the engine's choice): the kernel's source is rewritten so that control flow on program
@@ -46,6 +51,31 @@ def _as_array(a):
     if hasattr(a, "__array__"):
         return np.asarray(a)
     return None
+
+
+def _flat(arr, kernel, name):
+    """The memory a Triton pointer argument points into, as a flat array starting at the
+    array's first element: Triton receives ``data_ptr()`` and the kernel does the strides
+    (``x.stride(0)``), so a strided view (``b.T``, ``x[:, ::2]``, a column slice) is the span of
+    its parent's memory from its first element to its last, the gaps included (memory of the
+    same allocation on a GPU too). Stores go to that memory, so the caller's view sees them."""
+    if arr.flags.c_contiguous:
+        return arr.reshape(-1)
+    if arr.size == 0:
+        return arr.reshape(-1)
+    item = arr.itemsize
+    if any(s < 0 for s in arr.strides) or any(s % item for s in arr.strides):
+        raise NotImplementedError(f"{kernel}: argument {name!r} has negative or non-element strides "
+                                  f"{arr.strides}; pass np.ascontiguousarray(...) of it")
+    root = arr
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not root.flags.c_contiguous:
+        raise NotImplementedError(f"{kernel}: argument {name!r} is a view into memory numpy does not hold "
+                                  "contiguously; pass np.ascontiguousarray(...) of it")
+    start = arr.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    extent = (1 + sum((n - 1) * (s // item) for n, s in zip(arr.shape, arr.strides))) * item
+    return root.reshape(-1).view(np.uint8)[start:start + extent].view(arr.dtype)
 
 
 class JITFunction:
@@ -115,10 +145,7 @@ class JITFunction:
         for name in params:
             arr = _as_array(meta[name]) if not isinstance(meta[name], (int, float, bool, str, type(None))) else None
             if arr is not None:
-                if not arr.flags.c_contiguous:
-                    raise NotImplementedError(f"{self.__name__}: argument {name!r} is not contiguous; "
-                                              "pass a contiguous array (views with strides are not supported yet)")
-                arrays.append(arr.reshape(-1))
+                arrays.append(_flat(arr, self.__name__, name))
                 names.append(name)
         fn = self._compiled(True)
         grid3 = g

@@ -100,10 +100,20 @@ def _is_range(node) -> str | None:
 
 
 class _Rewriter(ast.NodeTransformer):
-    def __init__(self, filename, is_kernel):
+    def __init__(self, filename, is_kernel, shadowed=frozenset()):
         self.filename = filename
         self.is_kernel = is_kernel
+        self.shadowed = shadowed  # names the kernel's own scope or module binds (Triton looks there first)
         self.divergent_depth = 0  # >0: inside the both-sides copy of an if, or a divergent loop
+
+    def visit_Call(self, node):
+        # Python's min/max: Triton's code generator makes them tl.minimum/tl.maximum on tensors
+        # (``builtin_namespace``), unless the kernel's scope or module defines the name itself
+        self.generic_visit(node)
+        f = node.func
+        if isinstance(f, ast.Name) and f.id in ("min", "max") and f.id not in self.shadowed:
+            node.func = ast.copy_location(_rt(f"builtin_{f.id}"), f)
+        return node
 
     def _err(self, node, what):
         from .language import TritonError
@@ -254,7 +264,8 @@ def compile_batched(fn, is_kernel: bool, runtime):
     fdef.decorator_list = []
     ast.increment_lineno(tree, first - 1)
     filename = fn.__code__.co_filename
-    fdef.body = _Rewriter(filename, is_kernel)._body(fdef.body)
+    shadowed = set(fn.__globals__) | set(fn.__code__.co_varnames) | set(fn.__code__.co_freevars)
+    fdef.body = _Rewriter(filename, is_kernel, frozenset(shadowed))._body(fdef.body)
     new = fdef
     free = list(fn.__code__.co_freevars)
     maker = ast.FunctionDef(

@@ -12,13 +12,19 @@ counter depends on how programs are batched.
 chunks of ``spt`` contiguous elements; chunk ``c`` is held by thread ``c % T`` in
 repetition ``c // T`` (``T = num_warps * 32``): lanes along the contiguous axis, warps
 tiling the rest (Triton's ``#blocked`` encoding with ``sizePerThread = [1, …, spt]``).
+The axis the lanes run along is the pointer's most contiguous one, as Triton's
+``getOrderFromContiguity`` orders the layout (ties to the later axis): a tile read through a
+transposed view (unit stride down its columns) takes its elements column by column
+(``order = [0, 1]``), everything above then applying along that axis (``_layout_order``).
 ``spt`` is the largest power of 2 up to 16 bytes, the elements per thread and the last
 axis that the pointer's proved alignment and contiguity allow; each thread then issues its
 chunk as vectors of ``w`` elements, ``w`` cut further to the mask's proved constancy
 (``_vector_plan``). What is "proved" follows Triton's ``AxisInfo``: pointer arguments are
 16-byte aligned, integer arguments divisible by 16 are known to be (Triton specialises
-them; others are not), divisibility goes through ``+ - * %`` and ``tl.multiple_of``, loaded
-values prove nothing; contiguity is read off the offsets' values (what the analysis would
+them; others are not), divisibility goes through ``+ - * %`` and ``tl.multiple_of``, per axis
+of a 2-D block (``x[:, None]`` has, along its new axis, the gcd of its values: 1 for a
+contiguous run, AxisInfo's ExpandDims rule, so a row stride not divisible by 16 proves no row
+aligned), loaded values prove nothing; contiguity is read off the offsets' values (what the analysis would
 find for ``arange`` arithmetic). So ``offs < n`` with ``n`` not divisible by 16 gives scalar
 accesses, as on a GPU. A tensor of fewer than ``T`` elements leaves the higher threads empty
 (Triton replicates it). Elementwise results keep the layout of the load they come from
@@ -283,6 +289,54 @@ def _spt_of(r, *operands):
     return best if best > 1 or sl is None else sl
 
 
+def _div0_of(x, nd):
+    """An operand's bound along the first axis of a 2-D block (``nd`` = 3 with the program
+    axis): a value that does not vary along it (a broadcast row, a scalar) bounds nothing."""
+    if isinstance(x, tensor):
+        if x.v.ndim < nd or x.v.shape[1] == 1:
+            return BIG
+        return x.div if x.div0 is None else x.div0
+    return _div_of(x)
+
+
+def _contiguous1(x):
+    """Whether a 1-D integer tensor steps by 1 over aligned pairs in every program (AxisInfo's
+    contiguity > 1, read off the values as the front end reads contiguity)."""
+    v = x.v
+    if x.opaque or v.ndim != 2 or v.shape[1] < 2 or v.shape[1] % 2 or v.dtype.kind not in "iu":
+        return False
+    g = v.reshape(v.shape[0], -1, 2)
+    return bool((g[:, :, 1] - g[:, :, 0] == 1).all())
+
+
+def _int_div0(x):
+    """An integer operand's divisibility along the first axis of a 2-D block (AxisInfo's per-axis
+    divisibility): a 2-D tensor's ``div0`` (unknown: 1), a 1-D one broadcast along that axis by the
+    ExpandDims rule, a per-program scalar's or a Python int's own."""
+    if isinstance(x, tensor):
+        if x.v.ndim == 3:
+            return 1 if x.div0 is None else x.div0
+        if x.v.ndim == 2:
+            return 1 if _contiguous1(x) else x.div
+        return x.div
+    return _div_of(x)
+
+
+def _div0_rule(r, div, a, b):
+    """``div0`` of a 2-D result: for a boolean one (a comparison, ``&``, ``|``) its constancy
+    along the first axis (BIG when it does not vary along it), for an integer one its
+    divisibility there; each by the operation's rule. None for anything else."""
+    if r.ndim != 3:
+        return None
+    if r.dtype == np.bool_:
+        if r.shape[1] == 1:
+            return BIG
+        return 1 if div is None else div(_div0_of(a, 3), _div0_of(b, 3))
+    if r.dtype.kind in "iu" and div is not None:
+        return div(_int_div0(a), _int_div0(b))
+    return None
+
+
 class tensor:
     """A block of values: ``v`` is a numpy array (programs of the batch, *block shape).
 
@@ -290,13 +344,16 @@ class tensor:
     divisibility of an integer tensor (its alignment), and whether it comes from memory
     (loaded data: no contiguity or constancy can be proved). They decide vector widths."""
 
-    __slots__ = ("v", "div", "opaque", "spt")
+    __slots__ = ("v", "div", "opaque", "spt", "div0")
 
-    def __init__(self, v, div=1, opaque=False, spt=1):
+    def __init__(self, v, div=1, opaque=False, spt=1, div0=None):
         self.v = v if isinstance(v, np.ndarray) else np.asarray(v)
         self.div = div
         self.opaque = opaque
         self.spt = spt  # elements per thread along the last axis of its layout (a load's; else 1)
+        # a 2-D mask's constancy bound along its first axis (``div`` is the last axis's): what
+        # a load whose contiguous axis is the first (a transposed tile) may vectorise by
+        self.div0 = div0
 
     shape = property(lambda self: list(self.v.shape[1:]))
     numel = property(lambda self: int(np.prod(self.v.shape[1:], dtype=np.int64)))
@@ -312,7 +369,8 @@ class tensor:
         if bitcast:
             return tensor(self.v.view(_to_np_dtype(dt)), 1, self.opaque)
         d = _to_np_dtype(dt)
-        return tensor(self.v.astype(d), self.div if d.kind in "iu" else 1, self.opaque, self.spt)
+        return tensor(self.v.astype(d), self.div if d.kind in "iu" else 1, self.opaque, self.spt,
+                      self.div0 if d.kind in "iub" else None)
 
     def __getitem__(self, key):
         if not isinstance(key, tuple):
@@ -320,7 +378,16 @@ class tensor:
         for k in key:
             if not (k is None or (isinstance(k, slice) and k == slice(None))):
                 _unsupported(f"indexing a tensor with {k!r} (only [:, None]-style is allowed)")
-        return tensor(self.v[(slice(None),) + key], self.div, self.opaque)
+        r = self.v[(slice(None),) + key]
+        if self.v.ndim == 2 and r.ndim == 3 and key.count(None) == 1 and self.v.dtype.kind in "iub":
+            # a 1-D tensor made 2-D: its own axis keeps its divisibility; along the new one
+            # (size 1) AxisInfo's ExpandDims rule gives the gcd of the values, 1 for a
+            # contiguous run ("treat [2^n, 2^n+1, ...] as 1"), a mask's constancy there unbounded
+            new = BIG if r.dtype == np.bool_ else (1 if _contiguous1(self) else self.div)
+            if key.index(None) == 1:  # x[:, None]: (S, 1)
+                return tensor(r, new if r.dtype != np.bool_ else self.div, self.opaque, 1, self.div)
+            return tensor(r, self.div, self.opaque, 1, new)  # x[None, :]: (1, S)
+        return tensor(r, self.div, self.opaque)
 
     def _scalar(self):
         if self.v.ndim != 1:
@@ -366,7 +433,9 @@ class tensor:
             d = 1 if div is None else div(self.div, _div_of(other))
             if r.dtype == np.bool_ and r.ndim > 1 and r.shape[-1] == 1:
                 d = BIG  # constant along the contiguous axis (a row mask broadcast over columns)
-            return tensor(_fix_float(r, a, b) if fix else r, d, self.opaque or _opaque(other), _spt_of(r, self, other))
+            d0 = _div0_rule(r, div, self, other)
+            return tensor(_fix_float(r, a, b) if fix else r, d, self.opaque or _opaque(other), _spt_of(r, self, other),
+                          d0)
 
         def rop(self, other):
             a = self.v
@@ -377,7 +446,9 @@ class tensor:
             d = 1 if div is None else div(_div_of(other), self.div)
             if r.dtype == np.bool_ and r.ndim > 1 and r.shape[-1] == 1:
                 d = BIG
-            return tensor(_fix_float(r, a, b) if fix else r, d, self.opaque or _opaque(other), _spt_of(r, self, other))
+            d0 = _div0_rule(r, div, other, self)
+            return tensor(_fix_float(r, a, b) if fix else r, d, self.opaque or _opaque(other), _spt_of(r, self, other),
+                          d0)
         return op, rop
 
     _gcd = staticmethod(lambda a, b: math.gcd(int(a), int(b)))
@@ -419,16 +490,17 @@ class pointer:
     (shape (P,)) plus a block ``blk`` (shape (P', *block)): ``X += row * stride`` then
     ``X + cols`` never builds a (programs × block) array until an access needs its rows."""
 
-    __slots__ = ("base", "s", "blk", "name", "div", "opaque")
+    __slots__ = ("base", "s", "blk", "name", "div", "opaque", "div0")
 
-    def __init__(self, base, offset, name=None, s=None, div=BIG, opaque=False):
+    def __init__(self, base, offset, name=None, s=None, div=BIG, opaque=False, div0=None):
         self.base = base
         self.blk = offset if isinstance(offset, np.ndarray) and offset.dtype == np.int64 \
             else np.asarray(offset, dtype=np.int64)
         self.s = _ZERO if s is None else s
         self.name = name
-        self.div = div  # of the element offset, as Triton's analysis knows it
+        self.div = div  # of the element offset, as Triton's analysis knows it (along the last axis)
         self.opaque = opaque
+        self.div0 = div0  # along the first axis of a 2-D block (None: as ``div``)
 
     @property
     def offset(self):
@@ -449,10 +521,11 @@ class pointer:
 
     def _plus(self, o, other):
         d, q = math.gcd(self.div, _div_of(other)), self.opaque or _opaque(other)
+        d0 = math.gcd(self.div if self.div0 is None else self.div0, _int_div0(other))
         if o.ndim == 1:  # a scalar per program
-            return pointer(self.base, self.blk, self.name, self.s + o, d, q)
+            return pointer(self.base, self.blk, self.name, self.s + o, d, q, d0)
         a, b = _align(self.blk, o)
-        return pointer(self.base, a + b, self.name, self.s, d, q)
+        return pointer(self.base, a + b, self.name, self.s, d, q, d0)
 
     def __add__(self, other):
         return self._plus(self._off(other), other)
@@ -656,6 +729,8 @@ class _Runtime:
     loop = _Loop
     while_ = _While
     branch = _Branch
+    builtin_min = staticmethod(lambda *a, **k: builtin_min(*a, **k))
+    builtin_max = staticmethod(lambda *a, **k: builtin_max(*a, **k))
 
     @staticmethod
     def exit():
@@ -873,6 +948,25 @@ def maximum(x, y, propagate_nan=None):
 def minimum(x, y, propagate_nan=None):
     r = np.minimum(*_pair(x, y))
     return tensor(r, 1, _opaque(x) or _opaque(y), _spt_of(np.asarray(r), x, y))
+
+
+def _builtin_min_max(fold, py):
+    def f(*args, propagate_nan=None):
+        # Python's min/max in a kernel, as Triton's code generator treats them
+        # (``language.core.builtin_min``): on constants Python's own, on tensors a fold of
+        # tl.minimum/tl.maximum, so a bound that differs between programs (the tutorial
+        # matmul's ``min(num_pid_m - first_pid_m, GROUP_SIZE_M)``) is a per-program value.
+        if not any(isinstance(a, (tensor, pointer)) for a in args):
+            vals = [_val(a) for a in args]
+            return py(*vals) if len(vals) > 1 else py(vals[0])
+        if len(args) < 2:
+            _unsupported(f"{py.__name__}() of one tensor (Triton needs at least 2 values; tl.{py.__name__} reduces)")
+        r = args[0]
+        for a in args[1:]:
+            r = fold(r, a)
+        return r
+    f.__name__ = f"builtin_{py.__name__}"
+    return f
 
 
 def clamp(x, lo, hi, propagate_nan=None):
@@ -1211,6 +1305,8 @@ def _reduce_front(kind):
 sum = _reduce_front("sum")  # noqa: A001
 max = _reduce_front("max")  # noqa: A001
 min = _reduce_front("min")  # noqa: A001
+builtin_min = _builtin_min_max(minimum, builtins_min)
+builtin_max = _builtin_min_max(maximum, builtins_max)
 _argmax = _reduce_front("argmax")
 _argmin = _reduce_front("argmin")
 
@@ -1330,7 +1426,11 @@ def _dot_plan(M, N, K, itemsize, T, wm, wn):
         c = np.where(ok, c, 0)
         r, ch = divmod(c, C // v)
         first = r * C + ch * v  # logical first element of the chunk
-        return slots, slots.reshape(-1)[first][None], ok[None], first[None], v
+        idx = slots.reshape(-1)[first][None]
+        # per instruction, made once: its (1, T) slots and lanes, contiguous and read-only
+        # (the engine takes them as they are; an instruction with every lane has lanes None)
+        per = [(_frozen(idx[:, :, i]), None if ok[:, i].all() else _frozen(ok[None, :, i])) for i in builtin_range(n_i)]
+        return slots, idx, ok[None], first[None], v, per
 
     def reads(R, C, rows_of_warp, cols_of_warp):
         """Warp w reads rows ``rows_of_warp(w)`` × the 16-byte chunks of columns ``cols_of_warp(w)``."""
@@ -1351,7 +1451,9 @@ def _dot_plan(M, N, K, itemsize, T, wm, wn):
                 i, lane = divmod(j, WARP)
                 idx[0, w * WARP + lane, i] = slots[r, c0]
                 act[0, w * WARP + lane, i] = True
-        return idx, act, v
+        per = [(_frozen(idx[:, :, i]), None if act[:, :, i].all() else _frozen(act[:, :, i]))
+               for i in builtin_range(n_i) if act[:, :, i].any()]
+        return idx, act, v, per
 
     in_tile = lambda w: w < wm * wn  # noqa: E731
     a_rows = lambda w: ((w % wm) * (M // wm), (w % wm + 1) * (M // wm)) if in_tile(w) else (0, 0)  # noqa: E731
@@ -1365,36 +1467,45 @@ def _dot_plan(M, N, K, itemsize, T, wm, wn):
     return plan
 
 
+def _frozen(a):
+    a = np.ascontiguousarray(a)
+    a.flags.writeable = False
+    return a
+
+
+def _lanes_now(lanes, T):
+    """An instruction's lanes (None: every thread) for the programs running now."""
+    if _mask() is None:
+        return lanes
+    return _program_lanes(np.ones((1, T), bool) if lanes is None else lanes)
+
+
 def _stage(blk, site, name, v, plan):
     """Store a (P, R, C) operand tile into its swizzled shared tile, 16 bytes a lane: thread
     t's instruction i stores chunk t + T·i (row-major chunks of ``width`` elements)."""
-    slots, idx, ok, first, width = plan
+    slots, idx, ok, first, width, per = plan
     R, C = v.shape[1:]
     arr = _scratch(blk, name, R * C, v.dtype)
     chunks = R * C // width
     flat = v.reshape(v.shape[0], chunks, width)
     T = blk.nthreads
-    for i in builtin_range(idx.shape[2]):
+    for i, (index, lanes) in enumerate(per):
         k = builtins_min(T, chunks - i * T)
         vals = flat[:, i * T:i * T + k]
         if k < T:
             vals = np.concatenate([vals, np.zeros((vals.shape[0], T - k, width), v.dtype)], axis=1)
         if vals.shape[0] != blk.nblocks:
             vals = np.broadcast_to(vals, (blk.nblocks,) + vals.shape[1:])
-        lanes = None if k == T and _mask() is None else _program_lanes(ok[:, :, i])
-        blk._memory("write", site, arr, idx[:, :, i], lanes, width,
+        blk._memory("write", site, arr, index, _lanes_now(lanes, T), width,
                     vals if width > 1 else vals[:, :, 0])
     return arr
 
 
 def _operand_reads(blk, site, arr, plan):
-    idx, act, width = plan
+    width, per = plan[2], plan[3]
     T = blk.nthreads
-    for i in builtin_range(idx.shape[2]):
-        lanes = act[:, :, i]
-        if not lanes.any():
-            continue
-        blk._memory("read", site, arr, idx[:, :, i], _program_lanes(lanes), width)
+    for index, lanes in per:
+        blk._memory("read", site, arr, index, _lanes_now(lanes, T), width)
 
 
 def dot(a, b, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None, out_dtype=float32):
@@ -1576,7 +1687,44 @@ def debug_barrier():
 
 # -- memory ---------------------------------------------------------------------------------
 
-def _vector_plan(blk, arr, ptr, o, mask_t, mm, shape, n, kind):
+def _contiguity(a, axis):
+    """The contiguity of offsets ``a`` (P, *block) along block axis ``axis``, read off the
+    values as Triton's AxisInfo would prove it: the largest power of 2 ``v`` such that every
+    aligned run of ``v`` elements along the axis steps by 1, in every program."""
+    a = np.moveaxis(a, axis + 1, -1)
+    L = a.shape[-1]
+    v = 1
+    while v * 2 <= L and L % (v * 2) == 0:
+        g = a.reshape(a.shape[:-1] + (L // (v * 2), v * 2))
+        if not ((g - g[..., :1]) == np.arange(v * 2)).all():
+            break
+        v *= 2
+    return v
+
+
+def _layout_order(ptr, o, shape):
+    """Triton's coalescing pass orders a memory op's layout by the pointer's contiguity
+    (``getOrderFromContiguity``: axes sorted by contiguity, most contiguous first, ties to the
+    later axis): lanes and each thread's vector go along ``order[0]``. Returns the permutation
+    of the block axes that puts ``order[0]`` last (slowest axis first), or None when that is
+    the block's own row-major order (the last axis is the most contiguous)."""
+    if len(shape) < 2 or ptr.opaque:
+        return None
+    memo = _ctx.batch.plan_memo
+    key = ("order", id(ptr.blk), shape)
+    hit = memo.get(key)
+    if hit is not None and hit[0] is ptr.blk:
+        return hit[1]
+    a = o.reshape((o.shape[0],) + tuple(shape))
+    cont = [_contiguity(a, d) if shape[d] > 1 else 1 for d in builtin_range(len(shape))]
+    order = sorted(builtin_range(len(shape) - 1, -1, -1), key=lambda d: -cont[d])  # stable: ties keep the later axis first
+    perm = tuple(reversed(order))
+    perm = None if perm == tuple(builtin_range(len(shape))) else perm
+    memo[key] = (ptr.blk, perm)
+    return perm
+
+
+def _vector_plan(blk, arr, ptr, o, mask_t, mm, shape, n, kind, perm=None):
     """Elements per thread (``spt``) and the width of each instruction (``w``), per program,
     as Triton's coalescing pass and load/store lowering decide them: ``spt`` is the largest
     power of 2 up to 16 bytes, the tensor's elements per thread and the last axis, that the
@@ -1595,14 +1743,17 @@ def _vector_plan(blk, arr, ptr, o, mask_t, mm, shape, n, kind):
         return one, one
     itemsize = arr.dtype.itemsize
     base = blk._L.byte_offset(arr)
-    align = builtins_min(16 // itemsize, ptr.div, _pow2(base // itemsize) if base % itemsize == 0 else 1)
+    pdiv = ptr.div  # the offsets' proved divisibility along the layout's contiguous axis
+    if perm is not None:
+        pdiv = (ptr.div if ptr.div0 is None else ptr.div0) if len(shape) == 2 and perm[-1] == 0 else 1
+    align = builtins_min(16 // itemsize, pdiv, _pow2(base // itemsize) if base % itemsize == 0 else 1)
     vmax = builtins_min(16 // itemsize, shape[-1], builtins_max(n // T, 1), align)
     vmax = 1 << (builtins_max(vmax, 1).bit_length() - 1)
     if vmax == 1:
         return one, one
     P = o.shape[0]
     memo = _ctx.batch.plan_memo  # the same offsets or mask in several accesses (x, y, out of one block)
-    key = ("offsets", id(ptr.blk), n, vmax)
+    key = ("offsets", id(ptr.blk), n, vmax, perm, tuple(shape))
     hit = memo.get(key)
     if hit is not None and hit[0] is ptr.blk:
         spt = hit[1]
@@ -1621,11 +1772,11 @@ def _vector_plan(blk, arr, ptr, o, mask_t, mm, shape, n, kind):
         return spt, spt
     if mask_t is not None and _opaque(mask_t):
         return spt, one
-    cap = 1 << (builtins_min(_div_of(mask_t) if mask_t is not None else 1, BIG).bit_length() - 1)
+    cap = 1 << (builtins_min(_mask_cap(mask_t, shape, perm), BIG).bit_length() - 1)
     Pm = mm.shape[0]
     P2 = builtins_max(P, Pm)
     w = np.minimum(np.broadcast_to(spt, (P2,)), cap).copy()
-    key = ("mask", id(mask_t), n, w.tobytes())
+    key = ("mask", id(mask_t), n, w.tobytes(), perm)
     hit = memo.get(key)
     if mask_t is not None and hit is not None and hit[0] is mask_t:
         return spt, hit[1]
@@ -1640,6 +1791,25 @@ def _vector_plan(blk, arr, ptr, o, mask_t, mm, shape, n, kind):
     if mask_t is not None:
         memo[key] = (mask_t, w)
     return spt, w
+
+
+def _mask_cap(mask_t, shape, perm):
+    """The constancy Triton proves for a mask along the access's contiguous axis (the last
+    one of ``shape``, which is already in the layout's order): ``div`` along the block's last
+    axis, ``div0`` along the first of a 2-D block; unbounded where the mask does not vary."""
+    if mask_t is None:
+        return 1
+    if perm is None:
+        return _div_of(mask_t)
+    axis = perm[-1]  # the block axis the lanes run along
+    nd = len(perm)
+    mshape = mask_t.v.shape[1:]
+    k = axis - (nd - len(mshape))  # the mask's own axis (it broadcasts from the right)
+    if k < 0 or mshape[k] == 1:
+        return BIG
+    if nd == 2 and axis == 0:
+        return _div0_of(mask_t, 3)
+    return 1
 
 
 def _access(kind, ptr, mask, value=None, op=None, compare=None):
@@ -1680,7 +1850,19 @@ def _access(kind, ptr, mask, value=None, op=None, compare=None):
     mm = flat(parts[1]) if m is not None else None
     val = flat(parts[1 + (m is not None)], arr.dtype) if value is not None else None
     cmp = flat(parts[-1], arr.dtype) if compare is not None else None
-    spt, w = _vector_plan(blk, arr, ptr, o, mask if isinstance(mask, tensor) else None, mm, shape, n, kind)
+    # the layout's order: lanes along the pointer's most contiguous axis (a transposed tile:
+    # the first); the elements are then taken in that order, and the result put back
+    perm = None if kind == "atomic" else _layout_order(ptr, o, shape)
+    if perm is not None:
+        shape_t = tuple(shape[d] for d in perm)
+        axes = (0,) + tuple(d + 1 for d in perm)
+
+        def tr(a):
+            return None if a is None else a.reshape((a.shape[0],) + tuple(shape)).transpose(axes).reshape(a.shape[0], n)
+
+        o, mm, val, cmp = tr(o), tr(mm), tr(val), tr(cmp)
+    spt, w = _vector_plan(blk, arr, ptr, o, mask if isinstance(mask, tensor) else None, mm,
+                          shape if perm is None else shape_t, n, kind, perm)
     if programs is not None:
         pm = programs[:, None]
         mm = np.broadcast_to(pm, (B, n)) if mm is None else (mm & pm)
@@ -1692,7 +1874,9 @@ def _access(kind, ptr, mask, value=None, op=None, compare=None):
     else:
         groups = [(int(a_), int(b_), (pairs[:, 0] == a_) & (pairs[:, 1] == b_))
                   for a_, b_ in sorted({tuple(p_) for p_ in pairs.tolist()}, reverse=True)]
-    batch.last_spt = groups[0][0] if len(groups) == 1 else 1
+    # the layout a loaded tensor keeps (for reductions): its elements per thread along the last
+    # axis; a load laid out along another axis is counted there as a plain row-major one
+    batch.last_spt = groups[0][0] if len(groups) == 1 and perm is None else 1
     for g_spt, g_w, members in groups:
         gm = mm
         if members is not None:
@@ -1702,7 +1886,11 @@ def _access(kind, ptr, mask, value=None, op=None, compare=None):
             _issue_scalar(blk, site, kind, arr, o, s0, gm, val, cmp, op, n, out)
         else:
             _issue_vector(blk, site, kind, arr, o, s0, gm, val, n, g_spt, g_w, out)
-    return None if out is None else out.reshape((B,) + shape)
+    if out is None:
+        return None
+    if perm is not None:
+        return np.ascontiguousarray(out.reshape((B,) + shape_t).transpose((0,) + tuple(int(i) + 1 for i in np.argsort(perm))))
+    return out.reshape((B,) + shape)
 
 
 def _issue_scalar(blk, site, kind, arr, o, s0, mm, val, cmp, op, n, out):
