@@ -4,12 +4,12 @@
 # 每道题给出一个内核的骨架：改写它所在的单元格，运行，`check` 会在模拟器里启动你的内核，
 # 告诉你哪里不对（错误的值、越界、竞争、合并效率、bank 冲突……），或者“通过”。
 # `show(PUZZLES["double"].hint)` 给出提示，`print(PUZZLES["double"].source("solution"))` 给出一种解法。
-# 想看中文反馈，先运行 `set_language("zh")`。
+# 想看中文反馈，先运行 `set_language("zh")`。排在最后的 Triton 谜题在 `TRITON_PUZZLES` 里，用法相同。
 # Each puzzle gives a kernel skeleton: edit its cell and run it. `check` launches your kernel in the
 # simulator and tells you what is wrong (a value, an out-of-bounds access, a race, coalescing, a bank
 # conflict…) or that it passes. `show(PUZZLES["double"].hint)` gives a hint and
 # `print(PUZZLES["double"].source("solution"))` one solution. `set_language("zh")` switches the
-# feedback to Chinese.
+# feedback to Chinese. The Triton puzzles, last, are in `TRITON_PUZZLES`, used the same way.
 #
 # Run it alone: `python snippets/p2/07_puzzles.py`
 
@@ -367,6 +367,104 @@ show(PUZZLES["tickets"].check(tickets))
 c_tickets = warp_level_cu.get_function("tickets")
 show(PUZZLES["tickets"].check(c_tickets))
 # --8<-- [end:c_tickets]
+
+# %% [markdown]
+# ## 18. Triton 谜题 · Triton puzzles
+#
+# 这几道题用 `simtdocs.triton` 的 `@triton.jit` 来写：`check` 按 Triton 的方式启动内核
+# （`kernel[grid](…, BLOCK_M=…, num_warps=…)`，元参数由题目给出），判定里的行号指向你的 Triton 代码。
+# These puzzles are written with `@triton.jit` from `simtdocs.triton`: `check` launches the kernel the
+# Triton way (`kernel[grid](…, BLOCK_M=…, num_warps=…)`, with the meta-parameters the puzzle gives), and
+# its verdicts name the lines of your Triton kernel.
+
+# %%
+# --8<-- [start:triton_setup]
+from simtdocs import triton
+from simtdocs.puzzles import TRITON_PUZZLES
+from simtdocs.triton import language as tl
+# --8<-- [end:triton_setup]
+
+# %%
+show(TRITON_PUZZLES["outer_add"])
+
+
+# %%
+# Edit this kernel, then run the next cell to check it.
+# --8<-- [start:outer_add]
+@triton.jit
+def outer_add(x_ptr, y_ptr, z_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    # TODO: load x[rows] and y[cols], store z[rows, cols] = x[rows] + y[cols]; mask the edges
+# --8<-- [end:outer_add]
+
+
+# %%
+# --8<-- [start:outer_add_check]
+show(TRITON_PUZZLES["outer_add"].check(outer_add))
+# --8<-- [end:outer_add_check]
+
+# %%
+show(TRITON_PUZZLES["softmax"])
+
+
+# %%
+# Edit this kernel, then run the next cell to check it.
+# --8<-- [start:softmax]
+@triton.jit
+def softmax(out_ptr, x_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)  # one program per row of n_cols floats
+    cols = tl.arange(0, BLOCK)  # BLOCK ≥ n_cols: the row fits in one block
+    # TODO: out[row, :] = exp(x - max(x)) / sum(exp(x - max(x))) over the row's n_cols elements
+# --8<-- [end:softmax]
+
+
+# %%
+# --8<-- [start:softmax_check]
+show(TRITON_PUZZLES["softmax"].check(softmax))
+# --8<-- [end:softmax_check]
+
+# %%
+show(TRITON_PUZZLES["matmul"])
+
+
+# %%
+# Edit this kernel, then run the next cell to check it.
+# --8<-- [start:matmul]
+@triton.jit
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    # TODO: step through K by BLOCK_K: load a tile of A (rows × ks) and of B (ks × cols),
+    # masked, and acc = tl.dot(a, b, acc); then store acc into C[rows, cols]
+# --8<-- [end:matmul]
+
+
+# %%
+# --8<-- [start:matmul_check]
+show(TRITON_PUZZLES["matmul"].check(matmul))
+# --8<-- [end:matmul_check]
+
+# %%
+show(TRITON_PUZZLES["row_sum"])
+
+
+# %%
+# Edit this kernel, then run the next cell to check it.
+# --8<-- [start:row_sum]
+@triton.jit
+def row_sum(x_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)  # BLOCK_M rows a program
+    acc = tl.zeros((BLOCK_M,), dtype=tl.float32)
+    # TODO: add up x[rows, :] in chunks of BLOCK_N columns (the last one ragged), store out[rows]
+# --8<-- [end:row_sum]
+
+
+# %%
+# --8<-- [start:row_sum_check]
+show(TRITON_PUZZLES["row_sum"].check(row_sum))
+# --8<-- [end:row_sum_check]
 
 # %% [markdown]
 # ## CUDA C 的解法（先自己试） · The solutions in CUDA C (try first)

@@ -37,6 +37,12 @@ def per_thread(trace) -> dict[tuple[str, str], int]:
     return {key: max(lanes.values()) for key, lanes in counts.items() if lanes}
 
 
+def _dots(stats) -> tuple[int, int]:
+    """(FLOPs, MMA instructions) of a Triton launch's ``tl.dot`` lines (``stats.dots``); 0 elsewhere."""
+    dots = getattr(stats, "__dict__", {}).get("dots") or {}
+    return sum(d.flops for d in dots.values()), sum(d.mma for d in dots.values())
+
+
 def _int(x) -> str:
     return format(int(x), ",")
 
@@ -76,6 +82,10 @@ class ScoreCard:
         rows.append((_("SIMT efficiency"), _pct(s.simt_efficiency), _pct(r.simt_efficiency)))
         rows.append((_("barriers"), _int(s.barriers), _int(r.barriers)))
         rows.append((_("warp instructions"), _int(s.warp_instructions), _int(r.warp_instructions)))
+        mine_dots, their_dots = _dots(stats), _dots(reference)
+        if mine_dots[0] or their_dots[0]:  # a Triton kernel's tl.dot: stats.dots, which no engine counter holds
+            rows.append((_("dot FLOPs"), _int(mine_dots[0]), _int(their_dots[0])))
+            rows.append((_("MMA instructions"), _int(mine_dots[1]), _int(their_dots[1])))
         shown = {label.msgid for label, _a, _b in rows}
         for rule in puzzle.rules:  # a budget's own counter, if not shown yet
             if isinstance(rule, Budget) and LABELS[rule.counter].msgid not in shown:

@@ -36,7 +36,8 @@ from .verdict import Lines, Verdict
 KINDS = {"write": _("write a kernel"), "fix": _("fix a kernel"), "target": _("meet a target")}
 
 #: Counter names a rule may use: the engine's headline labels and a few more.
-LABELS = {**ENGINE_LABELS, "atomics": _("atomics"), "shuffles": _("shuffles"), "votes": _("votes")}
+LABELS = {**ENGINE_LABELS, "atomics": _("atomics"), "shuffles": _("shuffles"), "votes": _("votes"),
+          "bytes_moved": _("DRAM bytes")}
 
 
 def percent(x: float) -> str:
@@ -162,6 +163,7 @@ _ACCESSES = {
     "sectors": ("sectors", "requests", "requested_bytes"),
     "requests": ("requests", "sectors", "requested_bytes"),
     "requested_bytes": ("requested_bytes", "requests"),
+    "bytes_moved": ("sectors", "requests", "requested_bytes"),
     "warp_instructions": ("warp_instructions", "active_lanes"),
 }
 #: Per budget counter, the part of a line's count above the ideal for its accesses (what no
@@ -224,7 +226,17 @@ def attribute(counter: str, mine, theirs) -> Blame | None:
     # The same accesses: the largest kernel lines first, each with the fewest solution lines.
     partner: dict[int, list[int]] = {}
     free = list(range(len(theirs)))
-    for i in sorted(range(len(mine)), key=lambda i: -count(mine[i])):
+    # A line written exactly as a solution line, with the very same accesses, is that line
+    # (a load and a store of one row make the same accesses: a Triton kernel that reads its
+    # row twice is matched by its store line first, so the extra load is the one left over).
+    for i in range(len(mine)):
+        for j in free:
+            if accesses(mine[i]) == accesses(theirs[j]) and _similarity(mine[i].site.source or "",
+                                                                          theirs[j].site.source or "") == 1.0:
+                partner[i] = [j]
+                free.remove(j)
+                break
+    for i in sorted((i for i in range(len(mine)) if i not in partner), key=lambda i: -count(mine[i])):
         found = _cover(accesses(mine[i]), [(j, accesses(theirs[j])) for j in free])
         if found is not None:
             partner[i] = found
@@ -345,6 +357,12 @@ class Puzzle:
     rules: tuple[Rule, ...] = ()
     tolerance: float = 1e-4  # relative and absolute, for floating-point outputs
     wrong: tuple[Callable, ...] = ()
+    #: A Triton puzzle (``num_warps`` > 0): its kernels are ``@triton.jit`` functions launched
+    #: ``kernel[grid](*args, **meta, num_warps=num_warps)``, ``grid`` being the programs and
+    #: ``block`` their ``num_warps * 32`` threads; ``meta`` holds the meta-parameters the puzzle
+    #: gives (``(("BLOCK", 128),)``), which are not among the case's arguments.
+    meta: tuple = ()
+    num_warps: int = 0
 
     @property
     def seeds(self) -> tuple[int, int]:
@@ -355,8 +373,24 @@ class Puzzle:
     def inputs(self, seed: int | None = None) -> Case:
         return self.setup(np.random.default_rng(self.seeds[0] if seed is None else seed))
 
+    @property
+    def triton(self) -> bool:
+        """Whether the puzzle is written in Triton (its solution is a ``@triton.jit`` kernel)."""
+        return self.num_warps > 0
+
     def argument_names(self) -> list[str]:
+        if self.triton:  # the kernel's arguments but the meta-parameters the puzzle gives
+            return [n for n in inspect.signature(_triton_fn(self.solution)).parameters if n not in dict(self.meta)]
         return list(inspect.signature(self.solution).parameters)[1:]
+
+    def _launch(self, kernel, case: Case, trace=None):
+        """``kernel`` launched on ``case``: a Triton kernel the Triton way (this puzzle's grid,
+        meta-parameters and ``num_warps``), any other with ``launch(grid, block)``."""
+        if _is_triton(kernel):
+            if not self.triton:
+                raise _NotTriton(self.name)
+            return kernel[self.grid](*case.args, **dict(self.meta), num_warps=self.num_warps, trace=trace)
+        return launch(kernel, grid=self.grid, block=self.block, args=case.args, trace=trace)
 
     # -- checking ------------------------------------------------------------------------
 
@@ -365,8 +399,13 @@ class Puzzle:
         kernel, else (case, stats)."""
         case = self.inputs(seed)
         try:
-            stats = launch(kernel, grid=self.grid, block=self.block, args=case.args, trace=trace)
+            stats = self._launch(kernel, case, trace=trace)
+        except _NotTriton:
+            return Verdict(False, _("this puzzle is written for the simulator's threads (`blk`, `@cuda.jit` or CUDA C), "
+                                    "not for Triton: a @triton.jit kernel needs a Triton puzzle"))
         except MemcheckError as exc:
+            if _is_triton(kernel):
+                return Verdict(False, V.triton_memcheck(exc, lines), detail=lines.renumber(str(exc)))
             site = getattr(exc, "site", None)
             narrow = provenance.narrow_sources(kernel, case.args, site.lineno) if site is not None else []
             return Verdict(False, V.memcheck(exc, lines, narrow, getattr(kernel, "language", "blk")),
@@ -377,6 +416,12 @@ class Puzzle:
             return Verdict(False, V.initcheck(exc, lines), detail=lines.renumber(str(exc)))
         except SimulatorError as exc:
             return Verdict(False, _("the simulator stopped the kernel"), detail=lines.renumber(str(exc)))
+        except (NotImplementedError, TypeError, ValueError) as exc:
+            if not _is_triton(kernel):
+                raise
+            # the Triton front end refuses a construct, or the kernel's signature does not fit
+            # the puzzle's launch: said with the reader's line (the front end names it)
+            return Verdict(False, _("the Triton front end cannot run this kernel"), detail=lines.renumber(str(exc)))
         return case, stats
 
     def _values(self, case: Case, stats, lines: Lines, kernel=None) -> Msg | None:
@@ -390,8 +435,14 @@ class Puzzle:
             wrong = self._wrong(g, w)
             if wrong.any():
                 first = int(np.flatnonzero(wrong)[0])
-                writers = _writers(stats.trace, own[index] if index < len(own) else None, want.itemsize) \
-                    if index not in case.unordered else {}
+                if index in case.unordered:
+                    writers = {}
+                elif _is_triton(kernel):
+                    pointers = {own[k] for k, a in enumerate(case.args[:len(own)]) if isinstance(a, np.ndarray)}
+                    writers = _triton_writers(stats.trace, own[index] if index < len(own) else None,
+                                              want.itemsize, pointers, len(case.expected) == 1)
+                else:
+                    writers = _writers(stats.trace, own[index] if index < len(own) else None, want.itemsize)
                 traced = [k for k in np.flatnonzero(wrong)[:4096].tolist() if k in writers]
                 if traced:  # a wrong element the traced warp wrote: its line is the one to look at
                     first = traced[0]
@@ -417,7 +468,7 @@ class Puzzle:
         key = (self.name, seed)
         if key not in _REFERENCE:
             case = self.inputs(seed)
-            stats = launch(self.solution, grid=self.grid, block=self.block, args=case.args, trace=(0, 0))
+            stats = self._launch(self.solution, case, trace=(0, 0))
             _REFERENCE[key] = stats
         return _REFERENCE[key]
 
@@ -482,7 +533,7 @@ class Puzzle:
     def source(self, which: str = "skeleton") -> str:
         """The source of the skeleton or the solution, as the reader would type it: the
         solution under the skeleton's name, so that it replaces it in the same cell."""
-        text = textwrap.dedent(inspect.getsource(getattr(self, which)))
+        text = textwrap.dedent(inspect.getsource(_triton_fn(getattr(self, which))))
         own, wanted = getattr(self, which).__name__, self.skeleton.__name__
         return text.replace(f"def {own}(", f"def {wanted}(", 1)
 
@@ -540,8 +591,13 @@ class Puzzle:
                 parts.append(f"`{name}`: {arg.dtype}[{dims}]")
             else:
                 parts.append(f"`{name}` = {arg}")
-        text = _("launch with grid {grid} and block {block}; arguments {args}", grid=_dims(self.grid),
-                 block=_dims(self.block), args=Listing(parts))
+        if self.triton:
+            meta = Listing([f"`{k}={v}`" for k, v in self.meta] + [f"`num_warps={self.num_warps}`"])
+            text = _("launch with grid {grid} (one program each, of {threads} threads), {meta}; arguments {args}",
+                     grid=_dims(self.grid), threads=self.num_warps * WARP_SIZE, meta=meta, args=Listing(parts))
+        else:
+            text = _("launch with grid {grid} and block {block}; arguments {args}", grid=_dims(self.grid),
+                     block=_dims(self.block), args=Listing(parts))
         if not case.drawn:
             return text
         drawn = Listing([_("`{name}` holds {what}", name=names[k], what=what) for k, what in sorted(case.drawn.items())])
@@ -563,7 +619,10 @@ _REFERENCE: dict = {}
 
 
 def _parameters(kernel) -> list[str]:
-    """The names the kernel gives its arguments (after ``blk`` for a blk kernel)."""
+    """The names the kernel gives its arguments (after ``blk`` for a blk kernel; a Triton
+    kernel's, its constexpr meta-parameters last as Triton asks, all of them)."""
+    if _is_triton(kernel):
+        return list(inspect.signature(_triton_fn(kernel)).parameters)
     params = getattr(kernel, "params", None)
     if isinstance(params, list):  # a CUDA C kernel (RawKernel): its C signature
         return [name for name, _type in params]
@@ -598,6 +657,64 @@ def _writers(trace, array: str | None, itemsize: int) -> dict:
             for address in record.addresses:
                 for k in range(address // itemsize, (address + record.lane_bytes) // itemsize):
                     out[k] = record.site
+    return out
+
+
+class _NotTriton(Exception):
+    """A @triton.jit kernel given to a puzzle of the simulator's threads."""
+
+
+def _is_triton(kernel) -> bool:
+    """Whether ``kernel`` is a ``@simtdocs.triton.jit`` kernel (or one wrapped by ``@triton.heuristics``)."""
+    from simtdocs import triton
+
+    return isinstance(kernel, (triton.JITFunction, triton.Heuristics, triton.Autotuned))
+
+
+def _triton_fn(kernel):
+    """The reader's Python function behind a Triton kernel (``kernel`` itself for any other)."""
+    from simtdocs import triton
+
+    while isinstance(kernel, (triton.Heuristics, triton.Autotuned)):
+        kernel = kernel.fn
+    return kernel.fn if isinstance(kernel, triton.JITFunction) else kernel
+
+
+def _stored_through(source: str) -> set[str] | None:
+    """The names in the pointer argument of the ``tl.store``/``tl.atomic_*`` on a Triton source
+    line (``tl.store(z_ptr + rows * N, v)`` → {'z_ptr', 'rows', 'N'}), None when the line holds none."""
+    import ast
+
+    try:
+        tree = ast.parse(source.strip())
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args
+                and (node.func.attr == "store" or node.func.attr.startswith("atomic_"))):
+            return {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
+    return None
+
+
+def _triton_writers(trace, array: str | None, itemsize: int, pointers: set, only_output: bool) -> dict:
+    """:func:`_writers` for a Triton kernel: its trace records do not name the array (the
+    reader's frame holds pointers, not arrays), so a store is the array's when its line's
+    pointer expression names the array's parameter, or, for a puzzle with one output, when it
+    names no pointer parameter at all (``tl.store(ptrs, …)``)."""
+    out: dict = {}
+    if array is None:
+        return out
+    for record in trace or ():
+        if record.space != "global" or record.kind == "load":
+            continue
+        names = _stored_through(record.site.source or "")
+        if names is None:
+            continue
+        if array not in names and not (only_output and not names & pointers):
+            continue
+        for address in record.addresses:
+            for k in range(address // itemsize, (address + record.lane_bytes) // itemsize):
+                out[k] = record.site
     return out
 
 

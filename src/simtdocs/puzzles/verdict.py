@@ -109,9 +109,11 @@ class Lines:
         if c is not None:
             self.filename, self.first = c.filename, _global_line(c.filename, c.tree.lineno)
             return
-        # A @simtdocs.cuda.jit kernel keeps the reader's function as py_func, and its sites
-        # name the reader's file and lines.
+        # A @simtdocs.cuda.jit kernel keeps the reader's function as py_func, a @triton.jit one
+        # as fn (inside @triton.heuristics, fn.fn), and their sites name the reader's file and lines.
         func = getattr(kernel, "py_func", kernel)
+        while not hasattr(func, "__code__") and hasattr(func, "fn"):
+            func = func.fn
         code = getattr(func, "__code__", None)
         self.filename = code.co_filename if code else None
         self.first = _def_line(func, code.co_firstlineno) if code else 1
@@ -226,6 +228,23 @@ def _memcheck(exc: Exception, lines: Lines) -> Msg:
                  thread=thread, block=block, verb=verb, line=line)
     return _("thread {thread} of block {block} {verb} out of bounds on line {line}",
              thread=thread, block=block, verb=verb, line=line)
+
+
+def triton_memcheck(exc: Exception, lines: Lines) -> Msg:
+    """The memcheck stop of a Triton kernel in Triton's words: the program (``tl.program_id``
+    along each axis, the block it runs as) and the reader's line with its source; the thread
+    is the one the layout gives the element (``kernel.layout``), and the usual cause a mask."""
+    site = getattr(exc, "site", None)
+    line = lines.of(site) if site is not None else "?"
+    if exc.thread is None:
+        return _("the simulator's memcheck stopped the kernel on {line}", line=line)
+    program, thread = triple(exc.block), int(exc.thread[0])
+    if exc.verb is None:
+        return _("program {program} makes a misaligned access on {line} (in the elements its thread {thread} holds)",
+                 program=program, line=line, thread=thread)
+    return _("program {program} {verb} out of bounds on {line}: its thread {thread} holds an element outside the "
+             "array, and the mask (`mask=`) must leave out every such element", program=program,
+             verb=VERBS[exc.verb], line=line, thread=thread)
 
 
 def synccheck(exc: Exception, lines: Lines) -> Msg:
