@@ -61,7 +61,10 @@ def branch(blk, site, c, lanes, cond):
     else:
         divergent = some & warp_any(geo.rows(~cond if reach is None else ~cond & reach, False))
         everyone = bool(taken.all())
-    c.divergent_branches += int(np.count_nonzero(divergent)) * (blk.nblocks if uniform else 1)
+    diverged = int(np.count_nonzero(divergent))
+    c.divergent_branches += diverged * (blk.nblocks if uniform else 1)
+    # Many warps diverging: a mask no branch predictor guesses, selected by bits (Lanes.scattered).
+    known["scattered"] = diverged * 8 > rows.shape[0]
     # One row per block even when every block agrees: the kernel owns the mask and may narrow
     # it in place with values that differ between blocks (m &= v > 0). The instructions
     # under it take the lanes it remembers, until such a write.

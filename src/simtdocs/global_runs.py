@@ -164,7 +164,9 @@ def contiguous(blk, site, c, lanes, kind, array, start, step, width, value, base
     if kind == "read":
         if dense and (g0, g1) == (0, n):
             return _lane_memory(mem, start, step, width, g0, g1).reshape(shape).copy()
-        out = np.zeros((n * width,), array.dtype)
+        out = np.empty((n * width,), array.dtype)  # zeros on the lanes outside g0..g1, not a memset of all
+        out[:g0 * width] = 0
+        out[g1 * width:] = 0
         out[g0 * width:g1 * width] = _lane_memory(mem, start, step, width, g0, g1)
         return out.reshape(shape) if dense else lanes.where(out.reshape(shape))
     values = per_thread(np.asarray(value, dtype=array.dtype), blk.nblocks, blk.nthreads, site, "value",

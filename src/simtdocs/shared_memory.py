@@ -602,7 +602,13 @@ def _per_block(blk, site, c, lanes, kind, arr: Shared, flat, bad, width, value, 
         # an atomic reads the element's old value: one no thread of the block wrote is undefined
         # (a shared histogram nobody zeroed)
         b, t = run.threads
-        _check_written(arr, site, run, b * arr.size + flat[b, t], 1, lane_bytes, atomic=True)
+        if op == "exch" and getattr(blk, "tracks_undefined", False):
+            # a compiled kernel's exchange: its new value does not read the old one, and the old
+            # one it returns is an undefined value the compiler follows (in the blk API, where it
+            # becomes the reader's own array, it stays an initcheck error)
+            _unwritten_old(blk, arr, b, t, b * arr.size + flat[b, t])
+        else:
+            _check_written(arr, site, run, b * arr.size + flat[b, t], 1, lane_bytes, atomic=True)
     if kind == "atomic" and "racecheck" in tools and arr.plain_this_phase:
         # something plain before it in this phase: checked now, its lanes in serial order
         b, t = run.threads
@@ -700,6 +706,20 @@ class _Grid:
         size = data.itemsize
         return np.ndarray((data.shape[0], self.rows, self.cols), data.dtype, buffer=data, offset=self.start * size,
                           strides=(data.strides[0], self.row_step * size, self.step * size))
+
+
+def _unwritten_old(blk, arr: Shared, b, t, key) -> None:
+    """An ``atomicExch`` under initcheck: ``blk.undefined_old`` (blocks, threads) marks the lanes
+    whose old value no thread of the block wrote (the first lane of each element, in serial
+    order; a later one gets the value the earlier stored). The per-thread compiler turns it
+    into an undefined value (``cuda.runtime.u_exch``), an error only where it is used."""
+    unwritten = ~arr.written[key]
+    if unwritten.any():
+        first = np.zeros(key.size, bool)
+        first[np.unique(key, return_index=True)[1]] = True
+        out = np.zeros((blk.nblocks, blk.nthreads), bool)
+        out[b[unwritten & first], t[unwritten & first]] = True
+        blk.undefined_old = out
 
 
 def _check_written(arr: Shared, site, run, key, width: int, lane_bytes: int, atomic: bool = False):

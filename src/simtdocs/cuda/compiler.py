@@ -52,7 +52,7 @@ from .types import dtype as to_dtype
 #: What the generated code may call besides blk: bound in its namespace under these names.
 HELPERS = {
     "i64": np.int64, "f64": np.float64, "i32": np.int32, "_np": np, "_sel": rt.sel, "_cast": rt.cast, "_as": rt.as_,
-    "_else": rt.else_,
+    "_else": rt.else_, "_fork": rt.fork,
     "_and": rt.and_, "_or": rt.or_, "_without": rt.without, "_any": rt.any_, "_truth": rt.truth,
     "_not": rt.not_, "_select": rt.select, "_range_cond": rt.range_cond, "_urange": rt.urange,
     "_int": rt.int_, "_float": rt.float_, "_complex": rt.complex_, "_bool": rt.bool_, "_min": rt.min_, "_max": rt.max_,
@@ -70,9 +70,108 @@ HELPERS = {
     # undefined values (runtime.py): shadows, shuffle plans, checks
     "_shfl_plan": rt.shfl_plan, "_u_or": rt.u_or, "_u_sel": rt.u_sel, "_u_and": rt.u_and, "_u_or_else": rt.u_or_else,
     "_u_select": rt.u_select, "_u_warp": rt.u_warp, "_u_block": rt.u_block, "_u_check": rt.u_check,
-    "_u_put": rt.u_put, "_u_take": rt.u_take,
+    "_u_put": rt.u_put, "_u_take": rt.u_take, "_u_exch": rt.u_exch,
     **ar.HELPERS,  # numba's arithmetic where numpy's differs (_add, _mul, _lt …)  # numba's arithmetic where numpy's differs (_add, _mul, _lt …)
 }
+
+
+#: Calls an arm of a ``fork`` may make: arithmetic, lane by lane, that raises for no value
+#: (numba's and C's operators but ``**``, whose negative integer exponents numpy refuses).
+_ARITHMETIC = frozenset(ar.HELPERS) - {"_pow"} | {"i64", "f64", "i32", "_cast", "_as"}
+_CONVERSIONS = frozenset(np.dtype(t).name for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                                                    np.uint32, np.uint64, np.float16, np.float32, np.float64))
+
+
+def _merge_of(stmt, mask: str):
+    """``(x, V)`` for a merge ``x = _sel(mask, V, x)``, else None."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+        return None
+    x, v = stmt.targets[0].id, stmt.value
+    if not (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "_sel" and not v.keywords
+            and len(v.args) == 3 and isinstance(v.args[0], ast.Name) and v.args[0].id == mask
+            and isinstance(v.args[2], ast.Name) and v.args[2].id == x):
+        return None
+    return x, v.args[1]
+
+
+def _lane_arithmetic(node, masks) -> bool:
+    """Whether ``node`` is arithmetic each lane does on its own values alone, with no memory
+    access, no warp operation and no error for any value (so which values the lanes outside
+    the mask hold changes nothing)."""
+    for n in ast.walk(node):
+        if isinstance(n, (ast.operator, ast.unaryop, ast.cmpop, ast.expr_context, ast.Constant)):
+            if isinstance(n, (ast.Pow, ast.Not)):
+                return False
+        elif isinstance(n, ast.Name):
+            if n.id in masks:
+                return False
+        elif isinstance(n, ast.BinOp):
+            pass
+        elif isinstance(n, ast.UnaryOp):
+            pass
+        elif isinstance(n, ast.Compare):
+            if len(n.ops) != 1:
+                return False
+        elif isinstance(n, ast.Attribute):
+            if not (isinstance(n.value, ast.Name) and n.value.id == "_np" and n.attr in _CONVERSIONS):
+                return False
+        elif isinstance(n, ast.Call):
+            f = n.func
+            if n.keywords or not ((isinstance(f, ast.Name) and f.id in _ARITHMETIC) or isinstance(f, ast.Attribute)):
+                return False
+        else:
+            return False
+    return True
+
+
+def fork(out: list, start: int, split: int, taken: str, other: str, outer: str | None = None) -> None:
+    """An ``if``/``else`` whose two sides do nothing but assign the same variables, in the same
+    order, from lane arithmetic (``if (v < 0) r = -v; else r = v;``): its merges,
+    ``r = _sel(taken, A, r)`` on one side and ``r = _sel(other, B, r)`` on the other
+    (``out[start:split]`` and ``out[split + 1:]``, ``out[split]`` making ``other``), become
+    ``r = _fork(taken, A, B, r)``, or ``r = _fork(taken, A, B, r, outer)`` inside the mask
+    ``outer`` (its arms then made a function by ``arms_by_slices``): one select of A and B
+    (and one of ``outer``'s lanes) instead of a select per side (``runtime.fork``). Each lane
+    of ``outer`` is on exactly one side, the others keep ``r``, and lane arithmetic reads
+    only its own lane: so after the k-th fused assignment every variable holds, on the lanes
+    of each side, what that side's k-th assignment left there, and evaluating B before the
+    ``if`` side's merge (on values that side has not changed) gives its lanes the same values."""
+    body, rest = out[start:split], out[split + 1:]
+    if not body or len(body) != len(rest):
+        return
+    fused = []
+    for a, b in zip(body, rest):
+        x, y = _merge_of(a, taken), _merge_of(b, other)
+        if x is None or y is None or x[0] != y[0] or not _lane_arithmetic(x[1], (taken, other)) \
+                or not _lane_arithmetic(y[1], (taken, other)):
+            return
+        args = [ast.Name(taken, ast.Load()), x[1], y[1], ast.Name(x[0], ast.Load())]
+        if outer is not None:
+            if not _lane_arithmetic(x[1], (outer,)) or not _lane_arithmetic(y[1], (outer,)):
+                return
+            args.append(ast.Name(outer, ast.Load()))
+        call = ast.Call(ast.Name("_fork", ast.Load()), args, [])
+        fused.append(located(ast.Assign([ast.Name(x[0], ast.Store())], call), a))
+    out[start:] = fused  # the else's mask goes unused: prune_unused_masks drops it
+
+
+def arms_by_slices(fn: ast.FunctionDef) -> None:
+    """``_fork(m, A, B, x)`` becomes ``_fork(m, lambda v, …: (A, B), (v, …), x)``: the two arms
+    as a function of the kernel's variables they read, so ``runtime.fork`` can work them out a
+    slice of blocks at a time (each slice's arithmetic stays in the cache; over millions of
+    lanes the whole arrays do not)."""
+    local = {a.arg for a in fn.args.args} | {
+        n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(getattr(n, "ctx", None), ast.Store)}
+    for call in ast.walk(fn):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "_fork"
+                and len(call.args) in (4, 5) and not isinstance(call.args[1], ast.Lambda)):
+            continue
+        taken, a, b, *rest = call.args
+        names = sorted({n.id for arm in (a, b) for n in ast.walk(arm) if isinstance(n, ast.Name) and n.id in local})
+        arms = ast.Lambda(ast.arguments(posonlyargs=[], args=[ast.arg(x) for x in names], kwonlyargs=[],
+                                        kw_defaults=[], defaults=[]), ast.Tuple([a, b], ast.Load()))
+        values = ast.Tuple([ast.Name(x, ast.Load()) for x in names], ast.Load())
+        call.args = [taken, ast.copy_location(arms, a), ast.copy_location(values, a), *rest]
 
 
 def _dynamic_bytes(blk) -> int:
@@ -96,7 +195,7 @@ def _shuffles(fn, seen: set) -> bool:
         if isinstance(n, ast.Call):
             f = _resolve(n.func, ns)
             f = device_function_of(f) or f
-            if isinstance(f, I.Intrinsic) and f.name in SHUFFLES:
+            if isinstance(f, I.Intrinsic) and (f.name in SHUFFLES or f.name == "atomic.exch"):
                 return True
             if isinstance(f, DeviceFunction) and _shuffles(f, seen):
                 return True
@@ -231,8 +330,9 @@ class Compiler(Expressions):
         ok, f = self.sc.static(call.func)
         if not ok:
             return False
-        if isinstance(f, I.Intrinsic):
-            return f.name in SHUFFLES
+        if isinstance(f, I.Intrinsic):  # a shuffle, or an exchange's old value of a shared element nobody wrote
+            return f.name in SHUFFLES or f.name == "atomic.exch" and bool(call.args) \
+                and self.sc.array_kind(call.args[0]) == "shared"
         from .kernel import DeviceFunction
         return isinstance(f, DeviceFunction) and _shuffles(f, set())
 
@@ -348,6 +448,7 @@ class Compiler(Expressions):
                              body=body, decorator_list=[], returns=None, type_params=[])
         at(fn, tree)
         prune_unused_masks(fn)
+        arms_by_slices(fn)
         for node in ast.walk(fn):  # nodes built by hand are loads unless said otherwise
             if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Tuple)) and not hasattr(node, "ctx"):
                 node.ctx = ast.Load()
@@ -576,13 +677,17 @@ class Compiler(Expressions):
         self.emit(ast.Assign([ast.Name(taken, ast.Store())], self.blk_call("branch", [cond], s.test)), s)
         self.M, self.ctxv, self.rel = ast.Name(taken), True, True
         self.vnest += 1
+        out, start = self.out, len(self.out)
         self.region(s.body, taken)
         if s.orelse:
             other = self.fresh("_m")
             origin = s.orelse[0]
+            split = len(self.out)
             self.emit(S(f"{other} = _else(M, {taken})", M=copy.deepcopy(outer[0])), origin)
             self.M, self.ctxv, self.rel = ast.Name(other), True, True
             self.region(s.orelse, other)
+            if (is_none(outer[0]) or isinstance(outer[0], ast.Name)) and self.out is out:
+                fork(out, start, split, taken, other, None if is_none(outer[0]) else outer[0].id)
         self.vnest -= 1
         self.M, self.ctxv, self.rel = outer
 

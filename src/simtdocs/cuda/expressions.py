@@ -415,7 +415,15 @@ class Expressions:
             if op == "sub":
                 value = ast.UnaryOp(ast.USub(), value)
                 op = "add"
-            return self.blk_call(f"atomic_{op.rstrip('_')}", [arr, index, value], node)
+            call = self.blk_call(f"atomic_{op.rstrip('_')}", [arr, index, value], node)
+            if op == "exch" and kind == "shared":  # its old value can be one nobody wrote: undefined (runtime.u_exch)
+                from . import runtime as rt
+                holder = self.fresh("_h")
+                self.holders.append(holder)
+                self.ushadow[id(node)] = E(f"{holder}[0]")
+                where = rt.origin(self.src.filename, getattr(node, "lineno", 0), "atomicExch")
+                call = at(E(f"_u_exch({holder}, C, B, {where})", C=call, B=self.blk), node)
+            return call
         raise self.err(node, f"cuda.{name} is not supported in a kernel")
 
     def predicated_select(self, pos, node):

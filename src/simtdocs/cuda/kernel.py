@@ -208,6 +208,7 @@ class Kernel:
             rest = tuple(np.transpose(a, tuple(int(x) for x in k[6:].split(","))) if k.startswith("array:") else a
                          for a, k in zip(rest, kinds))
         spec = self.specialize(kinds, types)
+        blk.tracks_undefined = True  # the compiled form follows undefined values (an atomicExch's old one)
         with np.errstate(all="ignore"):
             try:
                 spec.function(blk, *rest)

@@ -21,6 +21,7 @@ import sys
 import numpy as np
 
 from ..diagnostics import MemcheckError, SimulatorError
+from ..threads import complement_mask, scattered_like, select_by_bits
 
 i64, f64, i32 = np.int64, np.float64, np.int32
 
@@ -34,8 +35,12 @@ def any_(m) -> bool:
 
 
 def else_(m, taken):
-    """The lanes of ``m`` that do not take the branch whose taken lanes are ``taken``."""
-    return np.logical_not(taken) if m is None else m & np.logical_not(taken)
+    """The lanes of ``m`` that do not take the branch whose taken lanes are ``taken``. Under
+    every lane, the complement of a branch's mask knows it is one (``complement_mask``); inside
+    another mask, it is marked scattered when the branch's lanes are (``scattered_like``)."""
+    if m is None:
+        return complement_mask(taken)
+    return scattered_like(m & np.logical_not(taken), taken)
 
 
 def and_(m, c):
@@ -74,7 +79,110 @@ def sel(m, new, old):
         return tuple(sel(m, n, o) for n, o in zip(new, old if isinstance(old, tuple) else (old,) * len(new)))
     if old is None:
         old = np.zeros_like(np.asarray(new))
-    return np.where(m, new, old)
+    by_bits = select_by_bits(m, new, old)  # a branch's scattered lanes: the same values
+    return np.where(m, new, old) if by_bits is None else by_bits
+
+
+def fork(taken, arms, values, old, outer=None):
+    """``x = new`` where ``taken`` and ``x = other`` elsewhere, ``(new, other) = arms(*values)``:
+    an ``if``/``else`` under every lane whose sides both assign ``x`` from lane arithmetic
+    (``compiler.fork``). One select, ``where(taken, new, other)``, where the two sides' merges
+    (``sel(taken, new, old)``, then ``sel(~taken, other, …)``) were two; made so only when that
+    is exactly their result, the same shape and dtype (``old``'s dtype widens nothing), else as
+    the two merges. Inside a mask ``outer`` (``taken`` lies in it) the lanes outside keep
+    ``old``: ``where(outer, where(taken, new, other), old)``. Over millions of lanes the arms
+    are worked out and selected a slice of blocks at a time (``_fork_by_slices``): lane
+    arithmetic gives each lane the same value whatever else is in the array."""
+    done = _fork_by_slices(taken, arms, values, old, outer)
+    if done is not None:
+        return done
+    new, other = arms(*values)
+    if _one_select(taken, new, other, old):
+        chosen = sel(taken, new, other)
+        return chosen if outer is None else sel(outer, chosen, _kept(old, new))
+    return sel(else_(outer, taken), other, sel(taken, new, old))
+
+
+def _kept(old, new):
+    """What the lanes outside an ``if``/``else`` keep: ``old``, or (a variable not yet
+    assigned) the zeros of ``new``'s type that ``sel`` fills in."""
+    return old if old is not None else np.zeros((), np.asarray(new).dtype)[()]
+
+
+def _one_select(taken, new, other, old) -> bool:
+    """Whether ``where(taken, new, other)`` is what the two merges of ``fork`` make."""
+    plain = (np.ndarray, np.generic)
+    if not (isinstance(taken, np.ndarray) and isinstance(new, plain) and isinstance(other, plain)):
+        return False
+    if old is None:  # a variable not yet assigned: sel fills the idle lanes with zeros of new's type
+        return True
+    if not isinstance(old, plain):
+        return False
+    d = np.result_type(new, other)
+    shapes = (np.shape(taken), np.shape(new), np.shape(other))
+    return np.result_type(new, old) == d and np.result_type(d, other) == d \
+        and np.broadcast_shapes(*shapes) == np.broadcast_shapes(*shapes, np.shape(old))
+
+
+#: Lanes ``fork`` works on at once: a few arrays of them fit in a core's cache.
+FORK_LANES = 1 << 18
+
+
+def _fork_by_slices(taken, arms, values, old, outer=None):
+    """``fork`` a slice of blocks at a time, or None where it does not apply: a pass of fewer
+    than two slices, a value that is not a per-thread array ((B, T), (B, 1) or (1, T)) or a
+    scalar, or arms whose values are not plain numbers."""
+    if not isinstance(taken, np.ndarray) or taken.ndim != 2 or taken.size < 2 * FORK_LANES:
+        return None
+    B, T = taken.shape
+    for v in values:
+        if isinstance(v, np.ndarray) and not (v.ndim == 2 and v.shape[0] in (1, B) and v.shape[1] in (1, T)) \
+                or not isinstance(v, (np.ndarray, np.generic, int, float, bool)):
+            return None
+    if old is not None and not (isinstance(old, np.generic) or isinstance(old, np.ndarray) and old.ndim == 2
+                                and old.shape[0] in (1, B) and old.shape[1] in (1, T)):
+        return None
+    rows = max(1, FORK_LANES // T)
+    lanes = getattr(taken, "lanes", None)
+    bits = lanes is not None and lanes.mask is not None and lanes.mask.shape == taken.shape and lanes.scattered
+    if outer is not None and not (isinstance(outer, np.ndarray) and outer.shape == taken.shape):
+        return None
+    m = np.asarray(taken)
+    out = None
+    for b0 in range(0, B, rows):
+        b1 = min(B, b0 + rows)
+        part = tuple(v[b0:b1] if isinstance(v, np.ndarray) and v.shape[0] == B > 1 else v for v in values)
+        new, other = arms(*part)
+        if out is None:  # the first slice: the dtype, and whether one select is the merges' result
+            if not _one_select(m[b0:b1], new, other, old):
+                return None
+            d = np.result_type(new, other)
+            out = np.empty((B, T), d)
+            u = _UNSIGNED.get(d.itemsize) if d.kind in "biuf" and d.isnative else None
+            keep = np.empty((rows, T), u) if bits and u is not None else None
+        o, mm = out[b0:b1], m[b0:b1]
+        if keep is not None and getattr(new, "dtype", None) == d and getattr(other, "dtype", None) == d:
+            k = keep[:b1 - b0]
+            k[...] = mm.view(np.uint8)
+            np.negative(k, out=k)  # the slice's lanes that take the if: all ones
+            x, y, ou = _bits(new, u), _bits(other, u), o.view(u)
+            np.bitwise_xor(x, y, out=ou)
+            np.bitwise_and(ou, k, out=ou)
+            np.bitwise_xor(ou, y, out=ou)
+        else:
+            o[...] = np.where(mm, new, other)
+        inside = None if outer is None else np.asarray(outer)[b0:b1]
+        if inside is not None and not inside.all():  # the lanes outside the if/else keep their values
+            kept = _kept(old, new)
+            o[...] = np.where(inside, o, kept[b0:b1] if np.ndim(kept) and kept.shape[0] == B > 1 else kept)
+    return out
+
+
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _bits(v, u):
+    return np.asarray(v).view(u) if isinstance(v, np.ndarray) else v.view(u)
 
 
 def cast(v, name: str):
@@ -661,6 +769,7 @@ def u_check(blk, m, value, u, use: str, text: str):
         return value
     b, t = (int(x[0]) for x in np.nonzero(bad))
     filename, line, source, instruction = ORIGINS[int(bad[b, t]) - 1]
+    made, why = _MADE.get(instruction, _MADE[None])
     block = blk._geo.block(blk.first + b) if hasattr(blk, "_geo") else blk._block
     thread = (t % blk.bdx, t // blk.bdx % blk.bdy, t // (blk.bdx * blk.bdy))
     lanes = int(np.count_nonzero(bad[b]))
@@ -669,13 +778,44 @@ def u_check(blk, m, value, u, use: str, text: str):
         f"Undefined value {_USES.get(use, use)} at {_where(2)}\n"
         f"    by thread {fmt(thread)} in block {fmt(block)} ({lanes} thread{'s' if lanes != 1 else ''} of the block): "
         f"{text} is undefined there\n"
-        f"    made at line {line} ({source}): {instruction} read a lane that does not take part "
-        f"(inactive, exited, or past the end of the block)\n"
-        f"    on a GPU that value is undefined (PTX ISA, shfl: results are undefined if an active thread "
-        f"sources a register from an inactive thread); an undefined value is harmless until it is stored, "
-        f"used as an index or address, or branched on: read only lanes that take part, or leave the value "
-        f"unused in the lanes that read one"
+        f"    made at line {line} ({source}): {instruction} {made}\n"
+        f"    {why}"
     ).at(thread=thread, block=tuple(int(k) for k in block))
+
+
+#: what made an undefined value, and why it is one: by the instruction (None: a shuffle)
+_MADE = {
+    None: ("read a lane that does not take part (inactive, exited, or past the end of the block)",
+           "on a GPU that value is undefined (PTX ISA, shfl: results are undefined if an active thread sources a "
+           "register from an inactive thread); an undefined value is harmless until it is stored, used as an index "
+           "or address, or branched on: read only lanes that take part, or leave the value unused in the lanes "
+           "that read one"),
+    "atomicExch": ("returned the old value of a __shared__ element no thread of the block had written",
+                   "shared memory starts undefined; atomicExch's new value does not depend on the old one, so the "
+                   "exchange itself is fine, but the old value it returns is undefined: harmless until it is stored, "
+                   "used as an index or address, or branched on; write the element first (or ignore the old value)"),
+}
+
+
+def u_exch(holder: list, value, blk, where: int):
+    """Right after an ``atomicExch`` on a shared array returned ``value``: its shadow into
+    ``holder[0]``. The lanes whose old value no thread of the block had written (the engines
+    mark them in ``blk.undefined_old`` under initcheck, instead of reporting the read) hold an
+    undefined value.
+
+    Why not initcheck's error, as for ``atomicAdd``: an add's new value is computed from the old
+    one, so an unwritten element makes the stored result garbage; an exchange stores its operand
+    whatever was there (a lock released with ``atomicExch(&lock, 0)``, a slot claimed with
+    ``atomicExch(&s[k], v)``), so only the returned old value is undefined. compute-sanitizer's
+    initcheck reports uninitialised *global* memory when it is accessed; here, as for a
+    shuffle's missing lane, the value is an error once it reaches memory, an address or a branch."""
+    m = getattr(blk, "undefined_old", None)
+    if m is None:
+        holder[0] = False
+        return value
+    blk.undefined_old = None
+    holder[0] = np.where(m, np.int32(where), np.int32(0))
+    return value
 
 
 #: the shadow a device function's ``return`` hands its caller (set just before it returns)

@@ -259,7 +259,8 @@ class MemoryInstructions:
         shared = isinstance(array, Shared)
         tools = self._L.tools
         mem = array.data if shared else (array.reshape(-1) if kind == "read" else _writable(array))
-        if kind in ("read", "atomic") and shared and "initcheck" in tools:  # an atomic reads the old value
+        exchange = update is _exchange and shared and "initcheck" in tools and getattr(self, "tracks_undefined", False)
+        if kind in ("read", "atomic") and shared and "initcheck" in tools and not exchange:  # an atomic reads the old value
             for t, f in flat.items():
                 unwritten = [e for e in range(f, f + width) if e not in array.written]
                 if unwritten and t not in dropped:
@@ -296,6 +297,10 @@ class MemoryInstructions:
                 else:
                     cell = mem[f:f + 1]  # a 1-element array: integer arithmetic wraps as on the GPU
                     out[0, t] = cell[0]
+                    if exchange and f not in array.written:  # atomicExch's old value nobody wrote: undefined
+                        if getattr(self, "undefined_old", None) is None:
+                            self.undefined_old = np.zeros((1, self.nthreads), bool)
+                        self.undefined_old[0, t] = True
                     cell[:] = update(cell, values[t:t + 1], None if compare is None else compare[t])
                 if shared and kind != "read":
                     array.written.update(range(f, f + width))
@@ -393,7 +398,7 @@ class MemoryInstructions:
 
     def atomic_exch(self, array, index, value, mask=None):
         """``atomicExch``: see ``atomic_add``."""
-        return self._access("atomic", self._site(), array, index, mask, 1, value, lambda old, v, _: v)
+        return self._access("atomic", self._site(), array, index, mask, 1, value, _exchange)
 
     def atomic_cas(self, array, index, compare, value, mask=None):
         """``atomicCAS``: writes ``value`` where the old value equals ``compare``."""
@@ -423,3 +428,11 @@ class MemoryInstructions:
                             lambda old, v, _: np.where((old == 0) | (old > v), v, old - 1).astype(old.dtype))
 
     # -- control -----------------------------------------------------------------------------
+
+
+def _exchange(old, value, _):
+    """``atomicExch``'s update. Its new value does not read the old one, so under initcheck, in
+    a compiled kernel (``tracks_undefined``), an element no thread wrote is not an error: the
+    lanes that get such an old value are marked in ``undefined_old`` (the per-thread compiler's
+    undefined value, ``cuda.runtime.u_exch``). In the blk API it stays an initcheck error."""
+    return value
