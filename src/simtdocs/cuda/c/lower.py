@@ -58,7 +58,7 @@ import numpy as np
 from .. import intrinsics as I
 from ..analysis import CompileError
 from . import arith
-from .structs import HALF2_OPS, Struct, vector_types
+from .structs import HALF2_OPS, Struct, StructArg, vector_types
 
 # -- C types ---------------------------------------------------------------------------------------
 
@@ -375,20 +375,21 @@ class Lowering:
     # -- errors and positions ---------------------------------------------------------------------
 
     def error(self, node, what) -> CompileError:
-        line, col = node.start_point.row + 1, node.start_point.column + 1
-        src = self.unit.line(line)
-        return CompileError(f"{self.unit.filename}:{line}:{col}: {self.info.name}: {what} (line {line}: {src})").at(
-            site=(self.unit.filename, line))
+        filename, line = self.unit.where(node.start_point.row)  # an -I header's construct: its own file and line
+        col = node.start_point.column + 1
+        src = self.unit.line(line, filename)
+        return CompileError(f"{filename}:{line}:{col}: {self.info.name}: {what} (line {line}: {src})").at(
+            site=(filename, line))
 
     def unsupported(self, node, what=None):
         return self.error(node, f"{what or node.type.replace('_', ' ')} is not supported "
                                 f"(`{text(node)[:60]}`)")
 
-    @staticmethod
-    def at(pynode, node):
+    def at(self, pynode, node):
+        line = self.unit.where(node.start_point.row)[1]
         for n in ast.walk(pynode):
             if not hasattr(n, "lineno") or getattr(n, "_c", False):
-                n.lineno = n.end_lineno = node.start_point.row + 1
+                n.lineno = n.end_lineno = line
                 n.col_offset = node.start_point.column
                 n.end_col_offset = node.start_point.column + 1 if node.start_point.row != node.end_point.row \
                     else node.end_point.column
@@ -412,6 +413,8 @@ class Lowering:
         for s in reversed(self.scopes):
             if cname in s:
                 return s[cname]
+        if cname in getattr(self.unit, "refused", {}):  # a file-scope variable outside the subset
+            raise self.unit.refused[cname]
         g = self.unit.globals.get(cname)
         if g is not None:  # a __constant__ or __device__ variable of the file
             ctype, pyname, scalar = g
@@ -1228,6 +1231,11 @@ class Lowering:
             return self.typed(n, U32)
         if group != "block" and method in ("meta_group_rank",):
             return ast.BinOp(self.linear_tid(), ast.RShift(), self.typed(n.bit_length() - 1, U32))
+        if group != "block" and method == "meta_group_size":  # the tiles the block was cut into: ceil(size / n)
+            dim = lambda a: self.cast(ast.Attribute(ast.Name("_Cbdim"), a), U32)  # noqa: E731
+            size = ast.BinOp(ast.BinOp(dim("x"), ast.Mult(), dim("y")), ast.Mult(), dim("z"))
+            return ast.BinOp(ast.BinOp(size, ast.Add(), self.typed(n - 1, U32)), ast.RShift(),
+                             self.typed(n.bit_length() - 1, U32))
         if group != "block" and method in ("shfl_down", "shfl_up", "shfl_xor", "shfl"):
             name = {"shfl": "shfl_sync", "shfl_down": "shfl_down_sync", "shfl_up": "shfl_up_sync",
                     "shfl_xor": "shfl_xor_sync"}[method]
@@ -1620,8 +1628,12 @@ class Lowering:
             if name_node is None:
                 return None
             name = text(name_node)
-        elif tnode.type == "type_identifier":
+        elif tnode.type == "type_identifier" or tnode.type == "identifier" and (isinstance(
+                self.targs.get(text(tnode)), StructArg) or text(tnode) in self.unit.struct_nodes):
+            # `sizeof(T)`, `sizeof(RGB32)` parse the type's name as an identifier
             name = text(tnode)
+            if isinstance(self.targs.get(name), StructArg):  # template <class T> with T a struct
+                name = str(self.targs[name])
             alias = self.unit.typedefs.get(name) or self.local_typedefs.get(name)
             if alias is not None and name not in self.local_structs:
                 return self.struct_of_type(alias)
@@ -1664,7 +1676,34 @@ class Lowering:
                     fields.append((text(d), CType("scalar", dt)))
         if not fields:
             raise self.unsupported(spec, "an empty struct")
-        return Struct(name, fields)
+        st = Struct(name, fields, aligned=self.aligned_attribute(spec))
+        padding = st.itemsize - Struct(name, fields).itemsize
+        if padding:
+            # `typedef struct __align__(16) { unsigned r, g, b; } RGB32;`: 16 bytes, the last 4
+            # padding; kept as hidden members of the element type, so an array of them has its
+            # 16-byte stride and a copy is one 16-byte access per lane, as nvcc makes it
+            if st.element is None or padding % st.element.itemsize:
+                raise self.unsupported(spec, f"a struct __align__({st.aligned}) wider than its members "
+                                             f"when they are not all of one type")
+            pads = [(f"__pad{k}", CType("scalar", st.element)) for k in range(padding // st.element.itemsize)]
+            st = Struct(name, fields + pads, aligned=st.aligned)
+        return st
+
+    def aligned_attribute(self, spec) -> int:
+        """The n of ``__attribute__((aligned(n)))`` (``__align__(n)``) on a struct, else 1."""
+        n = 1
+        for a in spec.named_children:
+            if a.type != "attribute_specifier":
+                continue
+            for call in _walk(a):
+                if call.type == "call_expression" and text(call.child_by_field_name("function")) in (
+                        "aligned", "__aligned__"):
+                    args = [x for x in call.child_by_field_name("arguments").named_children if x.type != "comment"]
+                    k = self.const_int(args[0]) if args else 16
+                    if k <= 0 or k & (k - 1):
+                        raise self.error(call, f"an alignment must be a power of two, not {k}")
+                    n = max(n, k)
+        return n
 
     def declare_struct(self, cname, st: Struct) -> tuple[str, list]:
         """A struct variable: its Python name and one variable per member (``p__x``)."""
@@ -2013,7 +2052,7 @@ class Lowering:
         names = [self.fresh("_Cv") for _ in range(st.width)]
         for n in names:
             self.vars[n] = CType("scalar", st.element)
-        if ct.space == "local":
+        if ct.space == "local" or not self.one_access(st):
             return ([self.at(ast.Assign([ast.Name(n, ast.Store())], ast.Subscript(ast.Name(base), self.shifted(first, k),
                                                                                  ast.Load())), node)
                      for k, n in enumerate(names)], [ast.Name(n) for n in names])
@@ -2022,6 +2061,13 @@ class Lowering:
         target = ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())
         call = ast.Call(ast.Name("_Cvload"), [ast.Name(base), first, ast.Constant(st.width)], [])
         return [self.at(ast.Assign([target], call), node)], [ast.Name(n) for n in names]
+
+    @staticmethod
+    def one_access(st) -> bool:
+        """Whether a whole ``st`` moves in one access per lane (1, 2, 4, 8 or 16 bytes: ``float4``,
+        ``uint2``, a struct of four chars). A 12-byte ``float3`` or ``struct {uint r, g, b;}`` moves
+        member by member, as nvcc's three 4-byte loads do."""
+        return st.width * st.element.itemsize in (1, 2, 4, 8, 16)
 
     def vector_store(self, node, base, first, st, values) -> list:
         ct = self.vars[base]
@@ -2039,7 +2085,7 @@ class Lowering:
                                                                            ast.Constant(k * st.width)] +
                                                      [ast.Name(n) for n in parts], [])), node)]
         values = [v if ct.dtype is None else v for v in values]
-        if ct.space == "local":
+        if ct.space == "local" or not self.one_access(st) and ct.space != "const":
             return [self.at(ast.Assign([ast.Subscript(ast.Name(base), self.shifted(first, k), ast.Store())], v), node)
                     for k, v in enumerate(values)]
         if ct.space == "const":
@@ -2578,6 +2624,8 @@ class Lowering:
                 return np.dtype(SCALAR_TYPES[name]).itemsize
             if isinstance(self.targs.get(name), np.dtype):
                 return self.targs[name].itemsize
+            if isinstance(self.targs.get(name), StructArg):
+                return self.struct_of_type(inner).itemsize
         dt = self.static_type(value)
         if dt is None:
             raise self.unsupported(node, "sizeof of this expression")

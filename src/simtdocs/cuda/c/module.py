@@ -26,7 +26,8 @@ from . import arith
 from .lower import (C_NAMES, NAMESPACE, SCALAR_TYPES, VECTORS, CType, Lowering, scan, scan_struct_templates,
                     scan_structs, scan_typedefs, text)
 from .parse import parse
-from .preprocess import preprocess
+from .preprocess import preprocess_rows
+from .structs import StructArg
 
 _CACHE: dict[tuple, "Unit"] = {}
 
@@ -104,7 +105,8 @@ class Unit:
         self.code = code
         lines = code.splitlines(keepends=True)
         linecache.cache[filename] = (len(code), None, lines, filename)
-        self.text = preprocess(code, filename, options)
+        #: the preprocessed text, and each of its rows' (file, line): an -I header's text keeps its own lines
+        self.text, self.rows = preprocess_rows(code, filename, options)
         self.tree = parse(self.text)
         self.functions = scan(self.tree.root_node)
         self.struct_nodes = scan_structs(self.tree.root_node)
@@ -120,40 +122,66 @@ class Unit:
         self._busy: set = set()
 
     def _declare_globals(self):
-        from ..types import DeviceArray
-        from .lower import FunctionInfo
+        """The file's ``__constant__`` and ``__device__`` variables (zeroed, or as initialised). One
+        outside the subset is refused only for the kernels that use it (``refused``), as the
+        other kernels of a published file must still load."""
+        self.refused: dict[str, CompileError] = {}
         for node in self.tree.root_node.children:
             if node.type != "declaration":
                 continue
-            info = FunctionInfo(node, "global-variable", "(file scope)")
-            low = Lowering(self, info)
-            quals = low.qualifiers(node)
-            space = "const" if "__constant__" in quals else "global" if "__device__" in quals or "__managed__" in quals else None
-            if space is None:
-                if quals & {"const", "constexpr", "static const", "static constexpr"} or "const" in " ".join(quals).split():
-                    self._file_constant(node, low)
-                continue
-            decls = [d for d in node.children_by_field_name("declarator") if not _is_prototype(d)]
-            if not decls:
-                continue  # `__device__ void put(int, float *);`: a prototype; the definition is scanned
-            dt = low.base_type(node)
-            for d in decls:
-                if d.type == "init_declarator":
-                    raise low.unsupported(d, "an initialised __constant__/__device__ variable (fill it with get_global)")
-                dims = []
-                while d.type == "array_declarator":
-                    dims.insert(0, low.const_int(d.child_by_field_name("size")))
-                    d = d.child_by_field_name("declarator")
-                if d.type != "identifier":
-                    raise low.unsupported(d, "this file-scope declaration")
-                name = text(d)
-                shape = tuple(dims) or (1,)
-                array = np.zeros(shape, dt)
-                if space == "global":
-                    array = array.view(DeviceArray)
-                pyname = f"_Cglobal_{name}"
-                self.namespace[pyname] = array
-                self.globals[name] = (CType("array", dt, list(shape), space), pyname, not dims)
+            try:
+                self._declare_global(node)
+            except CompileError as e:
+                for d in node.children_by_field_name("declarator"):
+                    name = _declared_name(d)
+                    if name is not None:
+                        self.refused[name] = e
+
+    def _declare_global(self, node):
+        from ..types import DeviceArray
+        from .lower import FunctionInfo
+        info = FunctionInfo(node, "global-variable", "(file scope)")
+        low = Lowering(self, info)
+        quals = low.qualifiers(node)
+        space = "const" if "__constant__" in quals else "global" if "__device__" in quals or "__managed__" in quals else None
+        if space is None:
+            if quals & {"const", "constexpr", "static const", "static constexpr"} or "const" in " ".join(quals).split():
+                self._file_constant(node, low)
+            return
+        decls = [d for d in node.children_by_field_name("declarator") if not _is_prototype(d)]
+        if not decls:
+            return  # `__device__ void put(int, float *);`: a prototype; the definition is scanned
+        dt = low.base_type(node)
+        for d in decls:
+            init = None
+            if d.type == "init_declarator":  # `__constant__ float c[] = {…};`, `__device__ unsigned n = 0;`
+                init = d.child_by_field_name("value")
+                d = d.child_by_field_name("declarator")
+            dims = []
+            while d.type == "array_declarator":
+                size = d.child_by_field_name("size")
+                dims.insert(0, None if size is None else low.const_int(size))
+                d = d.child_by_field_name("declarator")
+            if d.type != "identifier":
+                raise low.unsupported(d, "this file-scope declaration")
+            name = text(d)
+            values = None if init is None else _initial_values(low, init, dt)
+            if None in dims:
+                if dims.index(None) != 0 or values is None:
+                    raise low.unsupported(d, "an array of unknown size")
+                inner = int(np.prod(dims[1:])) if len(dims) > 1 else 1
+                dims[0] = -(-len(values) // inner)
+            shape = tuple(dims) or (1,)
+            array = np.zeros(shape, dt)
+            if values is not None:
+                if len(values) > array.size:
+                    raise low.error(init, f"{len(values)} initial values for {name}, which has {array.size} elements")
+                array.reshape(-1)[:len(values)] = np.array(values).astype(dt)  # C converts each to the element type
+            if space == "global":
+                array = array.view(DeviceArray)
+            pyname = f"_Cglobal_{name}"
+            self.namespace[pyname] = array
+            self.globals[name] = (CType("array", dt, list(shape), space), pyname, not dims)
 
     def _file_constant(self, node, low):
         """``const int BLOCK_SIZE = 256;`` at file scope: a name for its value (an array size, a bound)."""
@@ -167,8 +195,12 @@ class Unit:
             if d.type == "init_declarator" and d.child_by_field_name("declarator").type == "identifier":
                 self.consts[text(d.child_by_field_name("declarator"))] = (dt, d.child_by_field_name("value"))
 
-    def line(self, lineno: int) -> str:
-        return linecache.getline(self.filename, lineno).strip()
+    def where(self, row: int) -> tuple[str, int]:
+        """The file and line of a row (0-based) of the preprocessed text."""
+        return self.rows[row] if 0 <= row < len(self.rows) else (self.filename, row + 1)
+
+    def line(self, lineno: int, filename: str | None = None) -> str:
+        return linecache.getline(filename or self.filename, lineno).strip()
 
     # -- instances ------------------------------------------------------------------------------
 
@@ -214,7 +246,8 @@ class Unit:
             low.pyname = (name + ("__" + suffix.strip("_") if suffix else ""))
             tree = low.function()
             tree.name = low.pyname
-            source = CSource(name if not targs else low.pyname, tree, self.namespace, self.filename)
+            where = self.where((special or info).node.start_point.row)[0]  # a function of an -I header: its file
+            source = CSource(name if not targs else low.pyname, tree, self.namespace, where)
             if want == "global":
                 obj = CKernel(source)
                 obj.lowering = low
@@ -225,6 +258,20 @@ class Unit:
             self._busy.discard(key)
         self._instances[key] = obj
         return obj
+
+    def type_name(self, s: str) -> np.dtype:
+        """A template argument's type by its C name: a scalar type, or a typedef of one
+        (``typedef unsigned char uint8;`` makes ``testKernel<uint8>`` an instance of unsigned char)."""
+        seen = set()
+        name = given = " ".join(s.replace("const", "").split())
+        while name in self.typedefs and name not in SCALAR_TYPES and name not in seen:
+            seen.add(name)
+            name = " ".join(text(self.typedefs[name]).replace("const", "").split())
+        for n in (given, name):
+            n = n[len("struct "):] if n.startswith("struct ") else n
+            if n in self.struct_nodes or n in VECTORS:
+                return StructArg(n)
+        return _type_name(name)
 
     def template_args(self, info, values: list, node=None) -> dict:
         params = info.template
@@ -245,8 +292,8 @@ class Unit:
         out = {}
         for (kind, n), v in zip(names, values):
             if kind == "type":
-                if not isinstance(v, np.dtype):
-                    v = _type_name(str(v))
+                if not isinstance(v, (np.dtype, StructArg)):
+                    v = self.type_name(str(v))
                 out[n] = v
             else:
                 out[n] = int(v) if not isinstance(v, str) else _int_value(v)
@@ -311,6 +358,39 @@ class Unit:
             else:
                 raise caller.error(node, f"write the template arguments of {info.name} explicitly ({info.name}<...>(...))")
         return values
+
+
+def _declared_name(d) -> str | None:
+    """The name a file-scope declarator declares (``n`` of ``*n[4] = …``)."""
+    while d is not None and d.type != "identifier":
+        d = d.child_by_field_name("declarator") or next((c for c in d.named_children if c.type == "identifier"), None)
+    return None if d is None else text(d)
+
+
+def _initial_values(low, node, dt) -> list:
+    """A file-scope variable's initialiser (``{1.0f, -2, …}``, nested lists flattened, or one
+    value) as Python numbers; each must be a constant."""
+    if node.type == "initializer_list":
+        out = []
+        for c in node.named_children:
+            if c.type != "comment":
+                out += _initial_values(low, c, dt)
+        return out
+    return [_constant(low, node)]
+
+
+def _constant(low, node):
+    t = node.type
+    if t == "number_literal":
+        return low.literal(node)[0]
+    if t == "parenthesized_expression":
+        return _constant(low, node.named_children[0])
+    if t == "unary_expression" and text(node.child_by_field_name("operator")) in "+-":
+        v = _constant(low, node.child_by_field_name("argument"))
+        return -v if text(node.child_by_field_name("operator")) == "-" else v
+    if t == "char_literal" and len(text(node)) == 3:
+        return ord(text(node)[1])
+    return low.const_int(node)  # true, false, sizes, integer arithmetic of constants
 
 
 def _is_prototype(d) -> bool:
@@ -500,7 +580,7 @@ class RawModule:
         if (code is None) == (path is None):
             raise TypeError("RawModule needs exactly one of code= and path=")
         if path is not None:
-            with open(path) as f:
+            with open(path, encoding="utf-8", errors="replace") as f:  # a comment's Latin-1 name: not code
                 code = f.read()
             filename = str(path)
         else:

@@ -4,13 +4,15 @@ The usual CUDA headers (``cuda_runtime.h``, ``cooperative_groups.h``, ``stdio.h`
 known: their names (``threadIdx``, ``__syncthreads`` …) are the front end's built-ins, so
 an ``#include`` of one adds nothing. Any other ``#include`` must be found through an
 ``-I`` option, else it is an error naming the file. The output keeps the ``.cu`` file's
-line numbers: every line of the main file stands at its own line (pcpp's ``#line``
-directives are read back), so a message about line 12 quotes line 12 of the reader's file.
+line numbers: pcpp's ``#line`` directives are read back into a map from each row of the output
+to its file and line (``preprocess_rows``), so a message about a line of an ``-I`` header names
+that header and its own line, and a message about line 12 of the reader's file quotes line 12.
 """
 
 from __future__ import annotations
 
 import io
+import linecache
 import os
 import re
 
@@ -43,8 +45,11 @@ HEADER_DEFINES = {
     "cuda.h": {"CUDA_VERSION": "13000"},
 }
 
-#: attributes that change no meaning here (alignment is the engine's: vectors are aligned to their size)
-FUNCTION_MACROS = ("__align__(n) ", "__builtin_align__(n) ", "__launch_bounds__(...) ")
+#: ``__align__(n)`` is GCC's aligned attribute, as in CUDA's host_defines.h: a struct's size
+#: rounds up to it (``typedef struct __align__(16) { int r, g, b; } RGB32;`` is 16 bytes);
+#: ``__launch_bounds__`` changes no meaning here
+FUNCTION_MACROS = ("__align__(n) __attribute__((aligned(n)))", "__builtin_align__(n) __attribute__((aligned(n)))",
+                   "__launch_bounds__(...) ")
 
 
 def options_of(options) -> tuple[dict, list, list]:
@@ -69,11 +74,18 @@ def options_of(options) -> tuple[dict, list, list]:
 
 
 def preprocess(code: str, filename: str, options=()) -> str:
-    """The preprocessed text, each line of the main file at its own line number."""
+    """The preprocessed text (``preprocess_rows`` also says where each of its rows comes from)."""
+    return preprocess_rows(code, filename, options)[0]
+
+
+def preprocess_rows(code: str, filename: str, options=()) -> tuple[str, list[tuple[str, int]]]:
+    """The preprocessed text and, for each of its rows, the ``(file, line)`` it comes from: the
+    main file's ``filename``, or the path of an ``-I`` header, with that file's own line number."""
     import pcpp
     from pcpp import Action, OutputDirective
 
     defines, undef, incs = options_of(options)
+    opened: list[str] = []  # the headers found through -I, in the order pcpp opened them
 
     class P(pcpp.Preprocessor):
         def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):
@@ -86,8 +98,14 @@ def preprocess(code: str, filename: str, options=()) -> str:
             raise CompileError(f"{filename}: #include {includepath!r}: file not found (the CUDA headers the front end "
                                f"knows are built in; add an -I option for your own)")
 
+        def on_file_open(self, is_system_include, includepath):
+            # a header's comments may be in Latin-1 (a name with an accent): read bytes as UTF-8 where they are
+            f = open(includepath, encoding="utf-8", errors="replace")
+            opened.append(includepath)
+            return f
+
         def on_error(self, file, line, msg):
-            raise CompileError(f"{filename} (line {line}): preprocessor: {msg}")
+            raise CompileError(f"{file or filename}:{line}: preprocessor: {msg}")
 
         def on_unknown_macro_in_defined_expr(self, tok):
             return False
@@ -107,33 +125,43 @@ def preprocess(code: str, filename: str, options=()) -> str:
     p.parse(code, filename)
     out = io.StringIO()
     p.write(out)
-    return _relayout(out.getvalue(), filename, code.count("\n") + 1)
+    text, rows = _rows(out.getvalue(), filename, opened)
+    for path in set(f for f, _ in rows if f != filename):
+        if path not in linecache.cache and os.path.exists(path):
+            with open(path, encoding="utf-8", errors="replace") as f:
+                header = f.read()
+            linecache.cache[path] = (len(header), None, header.splitlines(keepends=True), path)
+    return _cg_types(text), rows
 
 
 _LINE = re.compile(r'^#line (\d+)(?: "([^"]*)")?\s*$')
 
 
-def _relayout(text: str, filename: str, n: int) -> str:
-    lines = [""] * n
+def _rows(text: str, filename: str, opened: list[str]) -> tuple[str, list[tuple[str, int]]]:
+    """pcpp's output without its ``#line`` directives, and each row's ``(file, line)``: the
+    rows keep pcpp's order (a header's text where it was included), and each row knows its line."""
+    out, rows = [], []
     cur, name = 1, filename
-    last = 0  # the main file's line before an included file's text: the #include's own line
     for raw in text.split("\n"):
         m = _LINE.match(raw)
         if m:
-            cur, name = int(m.group(1)), m.group(2) or name
+            cur, name = int(m.group(1)), _header_path(m.group(2), filename, opened) if m.group(2) else name
             continue
-        if os.path.basename(name) == os.path.basename(filename):
-            k = min(max(cur, 1), len(lines)) - 1
-            if raw.strip():
-                lines[k] = (lines[k] + " " + raw) if lines[k] else raw
-            last = k
-        else:
-            # an -I header's text goes on the line of its #include, so that the file's own lines stay in place
-            code = _strip_comment(raw)
-            if code.strip() and not code.lstrip().startswith("#"):
-                lines[last] = (lines[last] + " " + code.strip()) if lines[last] else code.strip()
+        out.append(raw)
+        rows.append((name, cur))
         cur += 1
-    return _cg_types("\n".join(lines))
+    return "\n".join(out), rows
+
+
+def _header_path(name: str, filename: str, opened: list[str]) -> str:
+    """The path of the file pcpp's ``#line N "name"`` means (pcpp names a header as written in
+    its ``#include``; the path it opened is the last one of that name)."""
+    if name == filename or os.path.basename(name) == os.path.basename(filename) and not opened:
+        return filename
+    for path in reversed(opened):
+        if os.path.basename(path) == os.path.basename(name):
+            return path
+    return filename if os.path.basename(name) == os.path.basename(filename) else name
 
 
 _TILE = re.compile(r"\b(?:(?:cg|cooperative_groups)\s*::\s*)?thread_block_tile\s*<\s*(\d+)\s*>")
@@ -143,8 +171,3 @@ def _cg_types(text: str) -> str:
     """``cg::thread_block_tile<32>`` as one type name of the same length (``__cgtile32``):
     tree-sitter, which does not know the template, would read ``a < 32 > b`` (columns kept)."""
     return _TILE.sub(lambda m: f"__cgtile{m.group(1)}".ljust(len(m.group(0))), text)
-
-
-def _strip_comment(line: str) -> str:
-    k = line.find("//")
-    return line if k < 0 else line[:k]

@@ -17,8 +17,9 @@ import numpy as np
 class Struct:
     """A struct type: its name and its members in order, each ``(name, CType)``."""
 
-    def __init__(self, name: str, fields: list, vector: bool = False):
+    def __init__(self, name: str, fields: list, vector: bool = False, aligned: int = 1):
         self.name, self.fields, self.vector = name, fields, vector
+        self.aligned = aligned  # __align__(n): the alignment the declaration asks for
 
     def leaves(self, prefix=()):
         """``(path, CType)`` of every scalar or array member, nested structs flattened, in order."""
@@ -54,13 +55,15 @@ class Struct:
             align = max(align, a)
         if self.vector:  # float4, int2 …: aligned to their whole size (float3 to its member)
             align = max(align, size if size in (2, 4, 8, 16) else align)
+        align = max(align, self.aligned)
         return -(-size // align) * align
 
     @property
     def alignment(self) -> int:
         if self.vector and self.itemsize in (2, 4, 8, 16):
             return self.itemsize
-        return max((ct.struct.alignment if ct.kind == "struct" else ct.dtype.itemsize) for _, ct in self.fields)
+        return max([self.aligned] + [ct.struct.alignment if ct.kind == "struct" else ct.dtype.itemsize
+                                     for _, ct in self.fields])
 
     def numpy_dtype(self) -> np.dtype:
         """The numpy structured dtype of the same layout (for a kernel argument)."""
@@ -81,6 +84,11 @@ class Struct:
 
     def __repr__(self):
         return f"Struct({self.name})"
+
+
+class StructArg(str):
+    """A template type argument that is a struct or a vector type (``testKernel<RGBA32>``,
+    ``load<float4>``): its name, by which the lowering looks the struct up."""
 
 
 _VECTOR_BASES = {
