@@ -64,14 +64,13 @@ HELPERS = {
     "_print": rt.print_, "_assert": rt.assert_, "_dtype": to_dtype,
     "_shape": lambda a, order=None: tuple(np.int64(a.shape[k]) for k in (order or range(len(a.shape)))),
     "_permute": lambda index, order: tuple(index[k] for k in order),
-    "_dynamic_shared": lambda blk, dt, name: blk.shared(
-        _dynamic_bytes(blk) // np.dtype(dt).itemsize, dt, name=name, dynamic=True),
+    "_dynamic_shared": lambda blk, dt, name: _dynamic_shared(blk, dt, name),
     "_narrow": rt.narrow, "_vsplit": rt.vsplit, "_vstack": rt.vstack, "_printf": rt.printf_, "_bitcast": rt.bitcast,
     # undefined values (runtime.py): shadows, shuffle plans, checks
     "_shfl_plan": rt.shfl_plan, "_u_or": rt.u_or, "_u_sel": rt.u_sel, "_u_and": rt.u_and, "_u_or_else": rt.u_or_else,
     "_u_select": rt.u_select, "_u_warp": rt.u_warp, "_u_block": rt.u_block, "_u_check": rt.u_check,
     "_u_put": rt.u_put, "_u_take": rt.u_take, "_u_exch": rt.u_exch,
-    **ar.HELPERS,  # numba's arithmetic where numpy's differs (_add, _mul, _lt …)  # numba's arithmetic where numpy's differs (_add, _mul, _lt …)
+    **ar.HELPERS,  # numba's arithmetic where numpy's differs (_add, _mul, _lt …)
 }
 
 
@@ -177,6 +176,23 @@ def arms_by_slices(fn: ast.FunctionDef) -> None:
 def _dynamic_bytes(blk) -> int:
     L = blk._L  # the fast engine's _Launch or the reference engine's
     return int(getattr(L, "dynamic_shared", getattr(L, "shared_bytes", 0)))
+
+
+def _dynamic_shared(blk, dt, name: str):
+    """``cuda.shared.array(0, dt)``, ``extern __shared__ T name[]``: every one a kernel and its
+    device functions declare is the launch's one dynamic allocation, starting at its first
+    byte (CUDA C and numba alike), so two of them are one array (the sanitizers name it by
+    the first declared). Two of different element types would read the same bytes as two
+    types: refused, naming both."""
+    dt = np.dtype(dt)
+    arr = getattr(blk, "extern_shared", None)
+    if arr is None:
+        arr = blk.extern_shared = blk.shared(_dynamic_bytes(blk) // dt.itemsize, dt, name=name, dynamic=True)
+    elif arr.dtype != dt:
+        raise NotImplementedError(
+            f"the dynamic shared arrays {arr.name} ({arr.dtype}) and {name} ({dt}) are the same memory on a GPU, read "
+            f"as two types; the simulator holds one type: declare one of them and convert its values")
+    return arr
 
 
 

@@ -330,3 +330,63 @@ def test_align_sets_a_structs_size_and_stride():
     assert (stats.totals.requests, stats.totals.requested_bytes, stats.totals.sectors) == (8, 3200, 100)
     _, s2 = both(copy, (1,), (128,), (src.view(uint32), np.zeros(400, uint32), int32(100)))
     assert s2.totals == stats.totals
+
+
+TWO_EXTERNS = """\
+__device__ float blockSum(float v) {
+    extern __shared__ float sdata[];   // the same memory as the kernel's smem
+    unsigned t = threadIdx.x;
+    sdata[t] = v;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (t < s) sdata[t] += sdata[t + s];
+        __syncthreads();
+    }
+    return sdata[0];
+}
+__global__ void sumAndKeep(const float *x, float *out) {
+    extern __shared__ float smem[];
+    float total = blockSum(x[blockIdx.x * blockDim.x + threadIdx.x]);
+    __syncthreads();
+    if (threadIdx.x == 0) { out[blockIdx.x] = total; out[gridDim.x + blockIdx.x] = smem[0]; }
+}
+__global__ void twoTypes(int *out) {
+    extern __shared__ float f[];
+    extern __shared__ int k[];
+    f[threadIdx.x] = 1.0f;
+    out[threadIdx.x] = k[threadIdx.x];
+}
+"""
+
+
+def test_every_extern_shared_array_is_the_one_dynamic_allocation():
+    # threadFenceReduction's two `extern __shared__ float` arrays (a device function's and the
+    # kernel's) start at the same byte on a GPU: 64 floats of shared_mem are enough for both,
+    # and smem[0] reads the sum blockSum left in sdata[0]
+    m = RawModule(code=TWO_EXTERNS)
+    x = np.arange(4 * 64, dtype=float32)
+    (_, out), stats = both(m.get_function("sumAndKeep"), (4,), (64,), (x, np.zeros(8, float32)), shared_bytes=64 * 4)
+    sums = x.reshape(4, 64).sum(axis=1)
+    assert list(out) == list(sums) * 2
+    assert stats.totals.barriers == 4 * (1 + 6 + 1)  # per block: the store's, one per halving of 64, the kernel's
+    with pytest.raises(NotImplementedError, match=r"the dynamic shared arrays f \(float32\) and k \(int32\) are the "
+                                                  r"same memory on a GPU"):
+        m.get_function("twoTypes")((1,), (32,), (np.zeros(32, int32),), shared_mem=128)
+
+
+def test_a_dialect_kernels_dynamic_shared_arrays_alias_as_numbas_do():
+    from simtdocs import cuda
+
+    @cuda.jit
+    def mirror(out):
+        a = cuda.shared.array(0, np.float32)
+        b = cuda.shared.array(0, np.float32)
+        t = cuda.threadIdx.x
+        a[t] = t
+        cuda.syncthreads()
+        out[t] = b[31 - t]
+
+    for run in (reference.launch, simtdocs.launch):
+        out = np.zeros(32, float32)
+        run(mirror, 1, 32, args=(out,), shared_bytes=128)
+        assert list(out) == [31.0 - t for t in range(32)]
