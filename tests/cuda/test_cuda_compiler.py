@@ -532,3 +532,56 @@ def test_a_transposed_argument_runs_in_place_with_its_real_addresses():
 def fill_t(o):
     i, j = cuda.grid(2)
     o[i, j] = i * 10 + j
+
+
+# -- a loop variable's name reused by a later loop ------------------------------------------------
+
+
+@cuda.jit
+def reused_loop_name(out, n):
+    t = cuda.threadIdx.x
+    acc = 0
+    for k in range(3):          # a uniform loop: k is the same in every thread
+        if n > 3 and k == 0:    # a uniform branch: not counted
+            continue
+        acc += k
+    for k in range(t % 4):      # the same name, now per thread: a variable of its own
+        acc += 1
+    out[t] = acc
+
+
+@cuda.jit
+def own_loop_names(out, n):
+    t = cuda.threadIdx.x
+    acc = 0
+    for k in range(3):
+        if n > 3 and k == 0:
+            continue
+        acc += k
+    for j in range(t % 4):
+        acc += 1
+    out[t] = acc
+
+
+@cuda.jit
+def read_after_the_loops(out, n):
+    t = cuda.threadIdx.x
+    k = 0
+    for k in range(3):
+        pass
+    for k in range(t % 4):      # k after this loop is its last value: one variable, not split
+        pass
+    out[t] = k
+
+
+@pytest.mark.parametrize("run", [simtdocs.launch, reference.launch], ids=["fast", "reference"])
+def test_a_loop_name_reused_by_a_per_thread_loop_is_two_variables(run):
+    a, b = np.zeros(64, np.int64), np.zeros(64, np.int64)
+    sa = run(reused_loop_name, 1, 64, args=(a, 5))
+    sb = run(own_loop_names, 1, 64, args=(b, 5))
+    assert list(a) == list(b) == [1 + 2 + t % 4 for t in range(64)]
+    assert sa.totals == sb.totals  # the uniform `if` is counted in neither: the renamed twin counts the same
+    assert sa.totals.divergent_branches == sb.totals.divergent_branches
+    c = np.zeros(64, np.int64)
+    run(read_after_the_loops, 1, 64, args=(c, 5))
+    assert list(c) == [t % 4 - 1 if t % 4 else 2 for t in range(64)]

@@ -92,6 +92,7 @@ class Source:
         self.tree: ast.FunctionDef = defs[0]
         self.tree.decorator_list = []  # @cuda.jit(signature): evaluated by Python already
         Iterations().visit(self.tree)
+        split_loop_variables(self.tree)
         self.namespace = dict(func.__globals__)
         if func.__closure__:
             for name, cell in zip(code.co_freevars, func.__closure__):
@@ -115,6 +116,46 @@ class Source:
         lineno = getattr(node, "lineno", self.tree.lineno)
         return CompileError(f"{self.name} (line {lineno}: {self.line(lineno)}): {what}").at(
             site=(self.filename, lineno))
+
+
+def split_loop_variables(func: ast.FunctionDef) -> None:
+    """A name that is only ever a ``for`` loop's variable, in loops that do not nest, is one
+    variable per loop: ``for k in range(3)`` and a later ``for k in range(lane % 4)`` are two
+    (each loop binds ``k`` before any read of it, and no read is outside its loop), as C's
+    ``for (int k …)`` are and as numba's SSA makes them. Whether a value varies between threads
+    is decided per variable (``Analysis``), so without the split the second, per-thread loop
+    would make the first loop's ``k`` varying too, and a branch on it counted. The later loops'
+    variables are renamed ``k_2``, ``k_3``… (a name the function does not use)."""
+    loops: dict[str, list[ast.For]] = {}
+    for node in ast.walk(func):
+        if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Name):
+            loops.setdefault(node.target.id, []).append(node)
+    used = {n.id for n in ast.walk(func) if isinstance(n, ast.Name)} | {a.arg for a in ast.walk(func)
+                                                                        if isinstance(a, ast.arg)}
+    for name, fors in loops.items():
+        if len(fors) < 2:
+            continue
+        inside: dict[int, ast.For] = {}
+        nested = False
+        for loop in fors:
+            for part in [loop.target] + loop.body:
+                for n in ast.walk(part):
+                    if isinstance(n, ast.Name) and n.id == name:
+                        nested |= id(n) in inside and n is not loop.target
+                        inside[id(n)] = loop
+                    if n is not loop and isinstance(n, (ast.For, ast.AsyncFor)) and n in fors:
+                        nested = True
+        everywhere = [n for n in ast.walk(func) if isinstance(n, ast.Name) and n.id == name]
+        if nested or any(id(n) not in inside for n in everywhere):
+            continue  # read after a loop, assigned elsewhere, or loops in loops: one variable, as written
+        for k, loop in enumerate(fors[1:], start=2):
+            new = f"{name}_{k}"
+            while new in used:
+                new += "_"
+            used.add(new)
+            for n in everywhere:
+                if inside[id(n)] is loop:
+                    n.id = new
 
 
 class Iterations(ast.NodeTransformer):
