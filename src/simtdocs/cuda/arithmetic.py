@@ -291,9 +291,12 @@ def _plain_with(rules: Rules, op: type, types: tuple) -> bool:
             theirs, ours = numpy_f(*probes), f(*probes)
             probes = [_probe2(t, k) for k, t in enumerate(types)]
             theirs2, ours2 = numpy_f(*probes), f(*probes)
+            probes = [_probe3(t) for t in types]
+            theirs3, ours3 = numpy_f(*probes), f(*probes)
     except Exception:  # noqa: BLE001
         return False
-    return _dtype(theirs) == _dtype(ours) and np.array_equal(theirs2, ours2) and _dtype(theirs2) == _dtype(ours2)
+    return _dtype(theirs) == _dtype(ours) and np.array_equal(theirs2, ours2) and _dtype(theirs2) == _dtype(ours2) \
+        and np.array_equal(theirs3, ours3)
 
 
 def _probe2(t, k):
@@ -305,6 +308,17 @@ def _probe2(t, k):
             return np.array([-7, 3] if k == 0 else [2, -2], t)
         return np.ones(2, t)
     return t(-7) if t in (int, float) and k == 0 else t(2) if t in (int, float) else t(1)
+
+
+def _probe3(t):
+    """A third probe: -1 and the largest unsigned value, one number to C's ``int == unsigned``
+    (it converts -1) and two to numpy's (it widens both): the second probe's values differ
+    both ways, so an equality could not tell."""
+    if isinstance(t, np.dtype) and t.kind == "u":
+        return np.array([np.iinfo(t).max, 1], t)
+    if isinstance(t, np.dtype) and t.kind in "if":
+        return np.array([-1, 1], t)
+    return t(-1) if t in (int, float) else t(1)
 
 
 #: numba's rules: the dialect's (every function above, and ``plain``)

@@ -354,3 +354,26 @@ def test_mul24_and_the_toolkit_headers_included_with_quotes():
     assert [int(v) & 0xFFFFFFFF for v in s] == [int(w) for w in want_s]
     assert [int(v) for v in u] == want_u
     assert s[0] == 12 and s[1] == -15 and s[2] == 7  # 0x1000001 keeps only its low 24 bits: 1
+
+
+def test_int_equals_unsigned_after_the_conversion_to_unsigned():
+    # C converts the int to unsigned before == and != as before <: -1 == 4294967295u is true,
+    # -2 == 4294967295u false (numpy widens both to int64, where -1 != 4294967295); found by the
+    # random C kernels (seed 392010: (-k2) == u0 inside a loop)
+    code = r"""
+__global__ void cmp(const unsigned *U, const int *I, int *out) {
+    int t = threadIdx.x;
+    unsigned u = U[t];
+    int m = I[t];
+    out[t * 5 + 0] = (m == u);
+    out[t * 5 + 1] = (m != u);
+    out[t * 5 + 2] = (m < u);
+    out[t * 5 + 3] = ((-2) == u);
+    int r = 0;
+    for (int k = 0, end = t + 2; k < end; k++) r += ((-k) == u) << k;
+    out[t * 5 + 4] = r;
+}"""
+    U = np.array([4294967295, 4294967294, 0], np.uint32)
+    out = np.zeros(15, np.int32)
+    RawKernel(code, "cmp")((1,), (3,), (U, np.array([-1, -2, 5], np.int32), out))
+    assert out.reshape(3, 5).tolist() == [[1, 0, 0, 0, 2], [1, 0, 0, 1, 4], [0, 1, 0, 0, 1]]
