@@ -27,17 +27,11 @@ def test_axe_finds_no_serious_violation(page_visit, scheme):
     if result is None:
         pytest.fail(f"{v.page.id}: axe-core did not run in the {scheme} scheme "
                     f"(the visit stopped before: {v.problems})", pytrace=False)
-    if "error" in result:
-        pytest.fail(f"{v.page.id}: {result['error']}", pytrace=False)
-    bad = serious(result)
-    if bad:
-        lines = "\n  ".join(describe(bad))
-        pytest.fail(f"{v.page.id} ({scheme}): axe-core {result['version']} finds "
-                    f"{sum(len(b['nodes']) for b in bad)} serious/critical problems:\n  {lines}",
-                    pytrace=False)
+    _fail_on(result, f"{v.page.id} ({scheme})")
 
 
 def _fail_on(result: dict, where: str) -> None:
+    """Fail on axe-core's error or its serious and critical violations, naming ``where``."""
     if "error" in result:
         pytest.fail(f"{where}: {result['error']}", pytrace=False)
     bad = serious(result)

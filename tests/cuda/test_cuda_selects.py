@@ -8,6 +8,9 @@ to ``np.where`` and to the reference engine, on masks at random, regular ones, a
 a partial last warp and a ragged last block, in the numba dialect and in CUDA C.
 """
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -17,6 +20,8 @@ from simtdocs.cuda import RawModule
 from simtdocs.cuda import runtime as rt
 from simtdocs import threads
 from simtdocs.threads import BranchMask, select_by_bits
+
+ROOT = Path(__file__).resolve().parents[2]
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
           np.float16, np.float32, np.float64]
@@ -292,19 +297,15 @@ def test_dialect_if_else_selects_agree_with_the_reference_engine(pattern):
     assert np.array_equal(y, np.where(x < 0, x, x + x).astype(np.float64) + 0.1)
 
 
-C_KERNELS = r"""
-__global__ void by_sign(const float* x, float* y)
-{
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    const float v = x[i];
-    float r;
-    if (v < 0.0f)
-        r = ((-v * 2.0f) + 1.0f) * 0.5f - 0.5f;
-    else
-        r = ((v * 2.0f) + 1.0f) * 0.5f - 0.5f;
-    y[i] = r;
-}
+def _branch_benchmark_kernel() -> str:
+    """``by_sign``, the kernel benchmarks/c_front_end.py times (every warp diverges on a sign)."""
+    spec = importlib.util.spec_from_file_location("c_front_end_bench", ROOT / "benchmarks" / "c_front_end.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench.BRANCH_CU
 
+
+C_KERNELS = _branch_benchmark_kernel() + r"""
 __global__ void two_sides(const int* x, int* y, unsigned* u, double* d, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
