@@ -37,11 +37,12 @@ fonts:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq fonts-wqy-microhei; \
 	  else echo "Install a CJK font: sudo apt-get install fonts-wqy-microhei"; exit 1; fi; }
 
-# The browser tests drive Debian's chromium (Playwright cannot download its own here).
+# The browser tests and the build's diagrams drive Debian's chromium-headless-shell, Chromium's
+# own headless browser (simtdocs_site/chromium.py; Playwright cannot download its own here).
 chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
-	  else echo "chromium missing: sudo apt-get install chromium (browser tests will skip)"; fi; }
+	@command -v chromium-headless-shell >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell; \
+	  else echo "chromium-headless-shell missing: sudo apt-get install chromium-headless-shell (browser tests use chromium if it is there, else skip)"; fi; }
 
 # Chromium draws the Mermaid diagrams at build time (simtdocs_site.diagrams); without it
 # the built pages fall back to drawing them in the reader's browser.

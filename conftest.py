@@ -26,14 +26,15 @@ TIMES = os.environ.get("SIMTDOCS_TEST_TIMES")  # benchmarks/test_suite.py: one J
 def pytest_runtest_protocol(item, nextitem):
     """With ``SIMTDOCS_TEST_TIMES=<file>``, append each test's wall and CPU seconds (set-up and
     tear-down included; CPU of this process and of the subprocesses it waited for) and its
-    outcome to the file, from whichever xdist worker ran it."""
+    outcome to the file, with when it started (Unix time) and which xdist worker ran it."""
     if not TIMES:
         yield
         return
-    wall, cpu = time.perf_counter(), _cpu()
+    start, wall, cpu = time.time(), time.perf_counter(), _cpu()
     yield
     line = json.dumps({"test": item.nodeid, "wall": time.perf_counter() - wall, "cpu": _cpu() - cpu,
-                       "outcome": item.stash.get(OUTCOME, "passed")})
+                       "outcome": item.stash.get(OUTCOME, "passed"), "start": start,
+                       "worker": os.environ.get("PYTEST_XDIST_WORKER", "main")})
     with open(TIMES, "a", encoding="utf-8") as out:  # one short append per test: whole lines
         out.write(line + "\n")
 

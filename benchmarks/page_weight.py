@@ -41,15 +41,12 @@ import threading
 import time
 from pathlib import Path
 
+from simtdocs_site.chromium import chromium, launch
+
 ROOT = Path(__file__).resolve().parents[1]
 DOWN_BPS, UP_BPS, RTT_MS = 1.6e6, 750e3, 150
 LIMIT_BYTES, LIMIT_FCP, LIMIT_MATH = 1_000_000, 3.0, 6.0
 COMPRESSIBLE = ("text/", "application/javascript", "application/json", "image/svg+xml", "application/xml")
-CHROMIUM_ARGS = [
-    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
-]
 
 # Runs before the page's own scripts: records when the formulas are all typeset.
 MATH_PROBE = """(() => {
@@ -226,13 +223,6 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def chromium_path() -> str | None:
-    for path in (os.environ.get("SIMTDOCS_CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium")):
-        if path and os.access(path, os.X_OK):
-            return path
-    return None
-
-
 def build_site() -> Path:
     out = Path(tempfile.mkdtemp(prefix="simtdocs-page-weight-"))
     print(f"building the site (mkdocs build --strict -d {out}) ...", file=sys.stderr)
@@ -252,7 +242,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     GzipHandler.enabled = not args.no_gzip
 
-    exe = chromium_path()
+    exe = chromium()
     if exe is None:
         sys.exit("Chromium not found (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
@@ -262,7 +252,7 @@ def main(argv=None) -> int:
     rows = []
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+            browser = launch(pw, exe)
             for lang, path in pages(site):
                 if args.only and args.only not in path:
                     continue

@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from . import cache_files
+from .chromium import chromium, launch
 
 # Bump when the drawing below changes, so cached output is not reused.
 RENDER_VERSION = "2"
@@ -33,12 +34,6 @@ class DiagramError(RuntimeError):
 
 MERMAID_PRE = re.compile(r'<pre class="mermaid"(?: data-search-exclude(?:="")?)?><code>(.*?)</code></pre>', re.S)  # ="": as mkdocs-glightbox re-serialises the page
 MERMAID_SCRIPT = re.compile(r'<script [^>]*data-mermaid-runtime[^>]*></script>\s*')
-CHROMIUM_ARGS = [
-    "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    # Nothing leaves the machine: Material's CDN fallback for Mermaid would fail at once.
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
-]
 # Material renders each diagram into a closed shadow root; open it so the SVG can be read.
 OPEN_SHADOW = (
     "{const attach = Element.prototype.attachShadow;"
@@ -62,13 +57,6 @@ def _mermaid_cache(source: str) -> Path:
                                                              material_version, source) + ".html")
 
 
-def chromium() -> str | None:
-    """Debian's chromium (or the Chrome of a GitHub runner), or only ``SIMTDOCS_CHROMIUM`` if set."""
-    named = os.environ.get("SIMTDOCS_CHROMIUM")
-    candidates = [named] if named else ["/usr/bin/chromium", "/usr/bin/google-chrome"]
-    return next((p for p in candidates if os.access(p, os.X_OK)), None)
-
-
 _browser: dict = {}
 
 
@@ -78,7 +66,7 @@ def _launch(exe: str):
         from playwright.sync_api import sync_playwright
 
         _browser["pw"] = sync_playwright().start()
-        _browser["browser"] = _browser["pw"].chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+        _browser["browser"] = launch(_browser["pw"], exe)
     return _browser["browser"]
 
 

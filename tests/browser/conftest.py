@@ -3,9 +3,9 @@
 The site is built once per run (``mkdocs build --strict`` into the run's temporary
 folder, shared by the xdist workers: ``tests/site_build.py``; or the directory named by
 ``SIMTDOCS_SITE_DIR`` if it is already built), served on 127.0.0.1 by ``http.server`` in a thread, and opened by one
-Chromium for the whole session: Debian's ``/usr/bin/chromium`` driven by
-Playwright's Python client. Playwright cannot download its own browser here, so
-``playwright install`` is never run.
+Chromium for the whole session: Debian's ``chromium-headless-shell`` (or ``chromium``:
+``simtdocs_site.chromium``) driven by Playwright's Python client. Playwright cannot download
+its own browser here, so ``playwright install`` is never run.
 
 The pages are discovered from the built site (every ``index.html`` under the
 Chinese root and under ``en/``), so the test ids name the page and language.
@@ -34,6 +34,7 @@ from urllib.parse import urlparse
 import pytest
 from axe_check import run_axe
 from reader_pass import run_reader_checks
+from simtdocs_site.chromium import CANDIDATES, chromium, launch
 from site_build import built_site, first_in_run, make_one_of, once_per_run, screenshots_folder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,44 +42,14 @@ LANGS = ("zh", "en")  # zh is the default language, at the site root; en under /
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
 LOCAL_SCHEMES = {"data", "blob", "about"}
 
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    # Any host but localhost fails to resolve: a CDN request is recorded and
-    # fails at once instead of leaving the machine (or hanging offline).
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
-]
-
 INSTALL_HINT = (
     "browser tests need Chromium and Playwright's Python client: "
-    "`apt-get install chromium` (as root; `make test` does it) and "
+    "`apt-get install chromium-headless-shell` (as root; `make test` does it) and "
     "`pip install -e '.[test]'` (never `playwright install`, it cannot download here)"
 )
 
 
-
 # -- what is available ---------------------------------------------------------
-
-
-def chromium_path() -> str | None:
-    """Debian's chromium, or only the one named by ``SIMTDOCS_CHROMIUM`` if set."""
-    named = os.environ.get("SIMTDOCS_CHROMIUM")
-    if named:
-        return named if os.access(named, os.X_OK) else None
-    for candidate in (
-        "/usr/bin/chromium",
-        shutil.which("chromium"),
-        shutil.which("chromium-browser"),
-    ):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    return None
 
 
 def missing() -> str | None:
@@ -87,8 +58,8 @@ def missing() -> str | None:
         import playwright.sync_api  # noqa: F401
     except ImportError:
         return "Playwright's Python client is not installed; " + INSTALL_HINT
-    if chromium_path() is None:
-        where = os.environ.get("SIMTDOCS_CHROMIUM") or "/usr/bin/chromium"
+    if chromium() is None:
+        where = os.environ.get("SIMTDOCS_CHROMIUM") or ", ".join(CANDIDATES)
         return f"Chromium not found (looked for {where}); " + INSTALL_HINT
     return None
 
@@ -208,7 +179,7 @@ def browser(browser_ready):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        b = launch(pw)
         yield b
         b.close()
 

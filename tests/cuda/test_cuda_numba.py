@@ -16,18 +16,25 @@ import pytest
 
 import numba_cases
 from numba_side_by_side import run_case
+from site_build import once_per_run
 
 HERE = Path(__file__).parent
 pytest.importorskip("numba.cuda")
 
 
 @pytest.fixture(scope="session")
-def numba_results(tmp_path_factory):
-    out = tmp_path_factory.mktemp("numba") / "results.pkl"
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    subprocess.run([sys.executable, str(HERE / "numba_side_by_side.py"), str(out)], check=True, env=env, cwd=HERE,
-                   timeout=300)
-    with open(out, "rb") as f:
+def numba_results(request):
+    """numba's side of every case, run once for the whole run (whichever xdist worker asks
+    first runs it; the others read its pickle: ``site_build.once_per_run``)."""
+    def run(folder: Path) -> dict:
+        folder.mkdir(parents=True, exist_ok=True)
+        out = folder / "results.pkl"
+        env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+        subprocess.run([sys.executable, str(HERE / "numba_side_by_side.py"), str(out)], check=True, env=env,
+                       cwd=HERE, timeout=300)
+        return {"pickle": str(out)}
+
+    with open(once_per_run(request.config, "numba-simulator", run)["pickle"], "rb") as f:
         return pickle.load(f)
 
 
