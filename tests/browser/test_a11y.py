@@ -70,6 +70,32 @@ def test_code_colours_have_contrast_in_both_schemes(lang, site_pages, context, b
             tab.close()
 
 
+PROBE = """<!doctype html><html lang="en"><head><title>axe probe</title></head><body><main>
+<h1>Probe</h1>
+<p id="faint" style="color:#ccc;background:#fff">Faint prose outside any code block.</p>
+<div class="highlight"><pre><code><span id="faint-token" style="color:#ddd;background:#fff">faint_token = 1</span>
+<img id="no-alt" src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></code></pre></div>
+<div class="highlight" data-palette><pre><code><span id="faint-palette" style="color:#ddd;background:#fff">x = 2</span></code></pre></div>
+</main></body></html>"""
+
+
+def test_the_axe_check_reads_colours_outside_code_and_every_other_rule_inside(context):
+    """What ``axe_check.RUN_JS`` leaves to the palette and what it still reads: on a page with
+    faint text outside code, faint tokens in code blocks and an image without alt text inside
+    one, the page's runs (light, and dark after a scheme change) report the faint prose and
+    the image and no token; the palette's run reports the palette block's token."""
+    tab = context.new_page()
+    try:
+        tab.set_content(PROBE)
+        found = {mode: {(v["id"], n["target"]) for v in run_axe(tab, **kw)["violations"] for n in v["nodes"]}
+                 for mode, kw in (("light", {}), ("dark", {"recoloured": True}), ("code", {"code": True}))}
+    finally:
+        tab.close()
+    assert found["light"] == {("color-contrast", "#faint"), ("image-alt", "#no-alt")}
+    assert found["dark"] == {("color-contrast", "#faint")}
+    assert found["code"] == {("color-contrast", "#faint-palette")}
+
+
 # -- language of parts (WCAG 3.1.2) -------------------------------------------------
 
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
