@@ -62,9 +62,10 @@ test: setup chromium
 
 # The contributor's loop, under a minute: the engines, the dialect, the zoo at the engine's own
 # batching, the puzzles, and the page being edited run as the strict build runs it (both
-# languages, glue included). Run `make test` before sending a change: it is the whole suite.
+# languages, glue included). The benchmarks' own smoke tests (tests/test_benchmarks.py) are
+# left to `make test`. Run `make test` before sending a change: it is the whole suite.
 PAGE ?= docs/p2/memory.md
-CHECK_TESTS := tests/test_*.py tests/analytic tests/cuda tests/puzzles tests/zoo
+CHECK_TESTS := $(filter-out tests/test_benchmarks.py,$(wildcard tests/test_*.py)) tests/analytic tests/cuda tests/puzzles tests/zoo
 check: setup
 	SIMTDOCS_ZOO_BATCHINGS=1 $(VENV)/bin/pytest -q -n $(TEST_WORKERS) $(CHECK_TESTS)
 	$(PY) -m simtdocs_site.executor $(PAGE)

@@ -2,9 +2,13 @@
 simtdocs.cuda, with only the import changed, must give identical results.
 
 The cases are in ``numba_cases.py`` (each names the numba-cuda file it comes from). numba's
-side runs once per session in a subprocess with ``NUMBA_ENABLE_CUDASIM=1``.
+side runs in a subprocess with ``NUMBA_ENABLE_CUDASIM=1``, once per run, and its results are
+kept in ``.cache/numba-simulator/``, named by what they depend on: the two files that define
+and run the cases and the versions of numba, numpy and Python (nothing of simtdocs). A
+contributor's next run reads them there; a fresh clone, as on CI, runs numba's side again.
 """
 
+import hashlib
 import os
 import pickle
 import subprocess
@@ -19,22 +23,34 @@ from numba_side_by_side import run_case
 from site_build import once_per_run
 
 HERE = Path(__file__).parent
+ROOT = HERE.parents[1]
 pytest.importorskip("numba.cuda")
 
 
 @pytest.fixture(scope="session")
 def numba_results(request):
-    """numba's side of every case, run once for the whole run (whichever xdist worker asks
-    first runs it; the others read its pickle: ``site_build.once_per_run``)."""
+    """numba's side of every case: from the cache, or run once for the whole run (whichever
+    xdist worker asks first runs it; the others read its pickle: ``site_build.once_per_run``)."""
+    import numba
+
+    depends_on = b"".join((HERE / name).read_bytes() for name in ("numba_side_by_side.py", "numba_cases.py"))
+    versions = f"numba {numba.__version__} numpy {np.__version__} python {sys.version}".encode()
+    cached = ROOT / ".cache" / "numba-simulator" / (hashlib.sha256(depends_on + versions).hexdigest()[:20] + ".pkl")
+
     def run(folder: Path) -> dict:
         folder.mkdir(parents=True, exist_ok=True)
         out = folder / "results.pkl"
         env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
         subprocess.run([sys.executable, str(HERE / "numba_side_by_side.py"), str(out)], check=True, env=env,
                        cwd=HERE, timeout=300)
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        part = cached.with_suffix(f".{os.getpid()}.part")
+        part.write_bytes(out.read_bytes())
+        part.replace(cached)  # whole or not at all, for a run that reads it at the same time
         return {"pickle": str(out)}
 
-    with open(once_per_run(request.config, "numba-simulator", run)["pickle"], "rb") as f:
+    path = cached if cached.is_file() else Path(once_per_run(request.config, "numba-simulator", run)["pickle"])
+    with open(path, "rb") as f:
         return pickle.load(f)
 
 
