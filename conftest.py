@@ -42,6 +42,27 @@ def pytest_runtest_protocol(item, nextitem):
 OUTCOME = pytest.StashKey[str]()
 
 
+def _record_event(event: str) -> None:
+    if TIMES:
+        line = json.dumps({"event": event, "at": time.time(), "worker": os.environ.get("PYTEST_XDIST_WORKER", "main")})
+        with open(TIMES, "a", encoding="utf-8") as out:
+            out.write(line + "\n")
+
+
+def pytest_sessionstart(session):
+    """The run's phases for ``SIMTDOCS_TEST_TIMES``: the session's start and end, and when each
+    process finished collecting (the site is built while the browser tests are collected)."""
+    _record_event("session start")
+
+
+def pytest_collection_finish(session):
+    _record_event("collected")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _record_event("session end")
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     report = (yield).get_result()

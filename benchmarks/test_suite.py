@@ -49,6 +49,19 @@ def folder_of(test: str) -> str:
     return "/".join(parts[:2]) if len(parts) > 2 else "tests/*.py (engine)"
 
 
+def phases(began: float, ended: float, lines: list[dict]) -> str:
+    """Where a run's wall time went: set-up (venv, pip, npm) until pytest starts, collection
+    (the site build among it) until the first test, the tests, and the end of the session."""
+    events = {(e["event"], e["worker"]): e["at"] for e in lines if "event" in e}
+    tests = [t for t in lines if "start" in t]
+    start, end = events.get(("session start", "main")), events.get(("session end", "main"))
+    if start is None or not tests:
+        return "no phases recorded"
+    first, last = min(t["start"] for t in tests), max(t["start"] + t["wall"] for t in tests)
+    return (f"set-up {start - began:.0f} s, collection {first - start:.0f} s, tests {last - first:.0f} s, "
+            f"end of session {(end or last) - last:.0f} s, after pytest {ended - (end or last):.0f} s")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3)
@@ -65,10 +78,13 @@ def main() -> int:
                                   text=True).stdout.strip()
             record = Path(tmp) / f"times{run}.jsonl"
             env = {**os.environ, "SIMTDOCS_TEST_TIMES": str(record)}
+            began = time.time()
             wall, rc = timed([".ci/run"], clone, env, Path(tmp) / f"ci{run}.log")
             walls.append(wall)
-            times = [json.loads(line) for line in record.read_text().splitlines()] if record.exists() else []
-            print(f"run {run + 1}: .ci/run at {head}: {wall / 60:.2f} min, exit {rc}, {len(times)} tests timed")
+            lines = [json.loads(line) for line in record.read_text().splitlines()] if record.exists() else []
+            times = [t for t in lines if "test" in t]
+            print(f"run {run + 1}: .ci/run at {head}: {wall / 60:.2f} min, exit {rc}, {len(times)} tests timed; "
+                  + phases(began, began + wall, lines))
             if rc:
                 print((Path(tmp) / f"ci{run}.log").read_text()[-3000:])
                 return rc
@@ -103,7 +119,7 @@ def main() -> int:
             record = Path(tmp) / "serial.jsonl"
             env = {**os.environ, "SIMTDOCS_TEST_TIMES": str(record)}
             wall, rc = timed(["make", "test", "TEST_WORKERS=0"], clone, env, Path(tmp) / "serial.log")
-            serial = {t["test"]: t["outcome"] for t in map(json.loads, record.read_text().splitlines())}
+            serial = {t["test"]: t["outcome"] for t in map(json.loads, record.read_text().splitlines()) if "test" in t}
             parallel = {t["test"]: t["outcome"] for t in times}
             differ = sorted(t for t in set(serial) | set(parallel) if serial.get(t) != parallel.get(t))
             counts = collections.Counter(serial.values())

@@ -3,8 +3,8 @@
 
 The suite runs under pytest-xdist (``make test`` passes ``-n``) as well as serially; both
 must give the same pass/fail list. What the processes of one run share is the strictly
-built site (``site_build``: built once, by whichever process needs it first) and the
-hypothesis profile below.
+built site (``site_build``: built once, in the background from the end of collection, while
+the tests that do not need it run first) and the hypothesis profile below.
 """
 
 import os
@@ -31,6 +31,22 @@ collect_ignore_glob = ["*.md"]
 def pytest_configure(config):
     if not site_build.is_worker(config):
         site_build.make_run_dir(config)
+
+
+def _needs_site(item) -> bool:
+    return "site" in getattr(item, "fixturenames", ())
+
+
+def pytest_collection_modifyitems(config, items):
+    """The tests that need the built site run last (in collection order otherwise), so the
+    workers have other tests to run while it is built."""
+    items.sort(key=_needs_site)
+
+
+def pytest_collection_finish(session):
+    """Start building the site as soon as a collected test needs it (``site_build``)."""
+    if any(_needs_site(item) for item in session.items):
+        site_build.start_site_build(session.config)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -1,15 +1,19 @@
 """The strict site build, once per test run, shared by tests/site and tests/browser.
 
-The browser tests need it while collecting (their pages are parametrised from the built
-site), so it is cached on the pytest config rather than in a fixture.
-
 Under pytest-xdist every worker collects on its own, so "once per session" would be once
 per worker, each writing the same ``.cache``. Instead the whole run shares one folder (made
 by the controller, or by the only process of a serial run, and handed to each worker in
 ``workerinput``): the first process that needs the site builds it there while holding a
 lock, and writes down how it went; every other process waits for the lock and reads that
-(``once_per_run``, which the simtdocs wheel of tests/site uses too). Nothing is built when
-no test asks for it.
+(``once_per_run``, which the simtdocs wheel of tests/site uses too).
+
+The build starts as soon as a process has collected a test that needs it, in the background
+(:func:`start_site_build`), and the tests that do not need it run first (tests/conftest.py
+orders them): the build's own slower half, rendering the pages in one process, no longer
+leaves a core idle while every worker waits for it. The browser tests are collected from the
+sources (:func:`source_pages`), not from the built site, so collecting waits for nothing;
+``tests/site/test_site.py`` checks that the built site has exactly those pages. Nothing is
+built when no collected test needs it.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -100,7 +105,6 @@ def _say(config, line: str) -> None:
 
 
 def _build(config, out: Path) -> dict:
-    _say(config, f"building the site once for the run (mkdocs build --strict -d {out}) ...")
     proc = run_mkdocs("build", "--strict", "-d", str(out))
     if proc.returncode == 0:
         return {"dir": str(out)}
@@ -167,6 +171,36 @@ def make_one_of(config, jobs) -> bool:
             _make_record(folder, record, make)
             return True
     return False
+
+
+def source_pages(root: Path = ROOT) -> list[tuple[str, str]]:
+    """Every page the build makes, as ``(language, URL path)``, from the sources: each
+    ``docs/**/*.md`` (``x.md`` the Chinese page at the root, ``x.en.md`` the English one under
+    ``/en/``) and each companion script's notebook page in both languages, ordered as their
+    ``index.html`` files are in the built site."""
+    from simtdocs_site.notebooks import scripts
+
+    folders = []  # each page's folder in the built site
+    for md in (root / "docs").rglob("*.md"):
+        rel = md.relative_to(root / "docs").as_posix()
+        lang, stem = ("en", rel[:-len(".en.md")]) if rel.endswith(".en.md") else ("zh", rel[:-len(".md")])
+        folders.append((lang, "" if stem == "index" else stem.removesuffix("/index")))
+    folders += [(lang, f"notebooks/{s.parent.name}/{s.stem}") for s in scripts() for lang in ("zh", "en")]
+    pages = [Path(*(["en"] if lang == "en" else []), *([folder] if folder else []), "index.html")
+             for lang, folder in folders]
+    return [("en" if page.parts[0] == "en" else "zh", "/" + "".join(p + "/" for p in page.parts[:-1]))
+            for page in sorted(pages)]
+
+
+def start_site_build(config) -> None:
+    """Start building the site for the run in a background thread (it holds the build's lock,
+    so :func:`built_site` waits for it); a no-op when the site is given or a build has begun."""
+    if os.environ.get("SIMTDOCS_SITE_DIR") or config.stash.get(SITE_KEY, None) is not None:
+        return
+    _say(config, "building the site once for the run (mkdocs build --strict), in the background ...")
+    thread = threading.Thread(target=once_per_run, args=(config, "site", lambda out: _build(config, out)),
+                              name="site build", daemon=True)
+    thread.start()
 
 
 def built_site(config) -> dict:

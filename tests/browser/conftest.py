@@ -7,8 +7,9 @@ Chromium for the whole session: Debian's ``chromium-headless-shell`` (or ``chrom
 ``simtdocs_site.chromium``) driven by Playwright's Python client. Playwright cannot download
 its own browser here, so ``playwright install`` is never run.
 
-The pages are discovered from the built site (every ``index.html`` under the
-Chinese root and under ``en/``), so the test ids name the page and language.
+The pages are known from the sources (``site_build.source_pages``: every page and notebook
+the build makes, under the Chinese root and under ``en/``), so the test ids name the page and
+language and collecting needs no built site.
 Each page is opened once at 1280 px (:func:`visit` caches what the browser saw: the DOM
 facts, axe-core and the reader's checks in both schemes, the screenshots) and every check
 reads that record. Screenshots go to ``build/screenshots/`` (or
@@ -35,7 +36,7 @@ import pytest
 from axe_check import run_axe
 from reader_pass import run_reader_checks
 from simtdocs_site.chromium import CANDIDATES, chromium, launch
-from site_build import built_site, first_in_run, make_one_of, once_per_run, screenshots_folder
+from site_build import built_site, first_in_run, make_one_of, once_per_run, screenshots_folder, source_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("zh", "en")  # zh is the default language, at the site root; en under /en/
@@ -64,7 +65,7 @@ def missing() -> str | None:
     return None
 
 
-# -- the built site, shared by collection and the tests ------------------------
+# -- the built site --------------------------------------------------------------
 
 
 def fail_build(state: dict):
@@ -112,7 +113,9 @@ def discover(site: Path) -> list[SitePage]:
 
 
 def pytest_generate_tests(metafunc):
-    """Parametrize ``site_page`` by every page of the built site in both languages."""
+    """Parametrize ``site_page`` by every page the build makes in both languages, known from
+    the sources (``site_build.source_pages``) so that collecting waits for no build; the
+    ``site_page`` fixture finds the page in the built site."""
     if "site_page" not in metafunc.fixturenames:
         return
     why = missing()
@@ -120,12 +123,8 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("site_page", [pytest.param(None, marks=pytest.mark.skip(reason=why))],
                              ids=["no-browser"])
         return
-    state = built_site(metafunc.config)
-    if "error" in state:
-        metafunc.parametrize("site_page", [pytest.param(state["error"])], ids=["site-build-failed"])
-        return
-    pages = discover(state["dir"])
-    metafunc.parametrize("site_page", pages, ids=[p.id for p in pages])
+    ids = [f"{lang}:{path}" for lang, path in source_pages()]
+    metafunc.parametrize("site_page", ids, ids=ids, indirect=True)
 
 
 # -- fixtures -------------------------------------------------------------------
@@ -149,6 +148,15 @@ def site(request, browser_ready) -> Path:
 @pytest.fixture(scope="session")
 def site_pages(site) -> list[SitePage]:
     return discover(site)
+
+
+@pytest.fixture
+def site_page(request, site_pages) -> SitePage:
+    """The built page the test was collected for (``zh:/p2/``, ``en:/en/p2/`` ...)."""
+    page = next((p for p in site_pages if p.id == request.param), None)
+    if page is None:
+        pytest.fail(f"the built site has no page {request.param} (the sources say it should)", pytrace=False)
+    return page
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -489,8 +497,6 @@ def visit(request, context, base_url, screenshots, site_pages) -> Visitor:
 
 
 @pytest.fixture
-def page_visit(request, site_page, visit) -> Visit:
+def page_visit(site_page, visit) -> Visit:
     """What the browser saw on this page (opened once per session)."""
-    if isinstance(site_page, str):
-        fail_build(built_site(request.config))
     return visit(site_page)
