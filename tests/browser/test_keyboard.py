@@ -112,7 +112,16 @@ def test_keyboard_walk_through_a_lecture(tab, base_url, site_pages, lang):
     tab.set_viewport_size({"width": 390, "height": 844})  # a phone: a wide table scrolls
     tab.goto(base_url + page.path, wait_until="load")
     tab.keyboard.press("Tab")
+    first = tab.evaluate(FOCUSED_JS)
+    assert first and "md-skip" in first["cls"], f"{page.id}: the first Tab focuses {first}, not the skip link"
     tab.keyboard.press("Enter")  # the skip link
+    # Following a link is queued after the key event, not done within it: wait for it.
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        tab.wait_for_function("() => location.hash !== ''", timeout=5000, polling=50)
+    except PlaywrightTimeout:
+        pass  # failed below, with the page's address
     assert urlparse(tab.url).fragment, f"{page.id}: the skip link did not jump to the content ({tab.url})"
 
     seen: dict[str, dict] = {}
