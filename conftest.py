@@ -50,13 +50,9 @@ def _record_event(event: str) -> None:
 
 
 def pytest_sessionstart(session):
-    """The run's phases for ``SIMTDOCS_TEST_TIMES``: the session's start and end, and when each
-    process finished collecting (the site is built while the browser tests are collected)."""
+    """The session's start and end for ``SIMTDOCS_TEST_TIMES`` (``benchmarks/test_suite.py``
+    splits a run into set-up, collection, tests and the end of the session with them)."""
     _record_event("session start")
-
-
-def pytest_collection_finish(session):
-    _record_event("collected")
 
 
 def pytest_sessionfinish(session, exitstatus):

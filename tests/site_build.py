@@ -173,29 +173,39 @@ def make_one_of(config, jobs) -> bool:
     return False
 
 
+def page_of(index: Path) -> tuple[str, str]:
+    """``(language, URL path)`` of a page's ``index.html``, given relative to the site's root."""
+    folder = index.parent.as_posix()
+    path = "/" if folder == "." else f"/{folder}/"
+    return ("en" if path.startswith("/en/") else "zh", path)
+
+
+def built_pages(site: Path) -> list[tuple[Path, tuple[str, str]]]:
+    """Every page of the built ``site``: its ``index.html`` and :func:`page_of` it."""
+    return [(index, page_of(index.relative_to(site))) for index in sorted(site.rglob("index.html"))]
+
+
 def source_pages(root: Path = ROOT) -> list[tuple[str, str]]:
-    """Every page the build makes, as ``(language, URL path)``, from the sources: each
-    ``docs/**/*.md`` (``x.md`` the Chinese page at the root, ``x.en.md`` the English one under
-    ``/en/``) and each companion script's notebook page in both languages, ordered as their
-    ``index.html`` files are in the built site."""
+    """Every page the build makes, as :func:`page_of` its ``index.html``, from the sources:
+    each ``docs/**/*.md`` (``x.md`` the Chinese page at the root, ``x.en.md`` the English one
+    under ``en/``) and each companion script's notebook page in both languages, in the order of
+    :func:`built_pages`."""
     from simtdocs_site.notebooks import scripts
 
-    folders = []  # each page's folder in the built site
+    folders = []
     for md in (root / "docs").rglob("*.md"):
         rel = md.relative_to(root / "docs").as_posix()
-        lang, stem = ("en", rel[:-len(".en.md")]) if rel.endswith(".en.md") else ("zh", rel[:-len(".md")])
-        folders.append((lang, "" if stem == "index" else stem.removesuffix("/index")))
-    folders += [(lang, f"notebooks/{s.parent.name}/{s.stem}") for s in scripts() for lang in ("zh", "en")]
-    pages = [Path(*(["en"] if lang == "en" else []), *([folder] if folder else []), "index.html")
-             for lang, folder in folders]
-    return [("en" if page.parts[0] == "en" else "zh", "/" + "".join(p + "/" for p in page.parts[:-1]))
-            for page in sorted(pages)]
+        folder = "en/" + rel[:-len(".en.md")] if rel.endswith(".en.md") else rel[:-len(".md")]
+        folders.append(folder[:-len("index")] if folder == "index" or folder.endswith("/index") else folder)
+    folders += [f"{lang}notebooks/{s.parent.name}/{s.stem}" for s in scripts() for lang in ("", "en/")]
+    return [page_of(index) for index in sorted(Path(folder) / "index.html" for folder in folders)]
 
 
 def start_site_build(config) -> None:
-    """Start building the site for the run in a background thread (it holds the build's lock,
-    so :func:`built_site` waits for it); a no-op when the site is given or a build has begun."""
-    if os.environ.get("SIMTDOCS_SITE_DIR") or config.stash.get(SITE_KEY, None) is not None:
+    """Start building the site for the run in a background thread of this process: the first
+    process's thread builds it while holding the build's lock, and :func:`built_site` (in any
+    process) waits for that lock; a no-op when ``SIMTDOCS_SITE_DIR`` names a built site."""
+    if os.environ.get("SIMTDOCS_SITE_DIR"):
         return
     _say(config, "building the site once for the run (mkdocs build --strict), in the background ...")
     thread = threading.Thread(target=once_per_run, args=(config, "site", lambda out: _build(config, out)),

@@ -36,7 +36,7 @@ import pytest
 from axe_check import run_axe
 from reader_pass import run_reader_checks
 from simtdocs_site.chromium import CANDIDATES, chromium, launch
-from site_build import built_site, first_in_run, make_one_of, once_per_run, screenshots_folder, source_pages
+from site_build import built_pages, built_site, first_in_run, make_one_of, once_per_run, screenshots_folder, source_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("zh", "en")  # zh is the default language, at the site root; en under /en/
@@ -103,13 +103,7 @@ class SitePage:
 
 
 def discover(site: Path) -> list[SitePage]:
-    pages = []
-    for index in sorted(site.rglob("index.html")):
-        rel = index.parent.relative_to(site).as_posix()
-        path = "/" if rel == "." else f"/{rel}/"
-        lang = "en" if path.startswith("/en/") else "zh"
-        pages.append(SitePage(lang, path, index))
-    return pages
+    return [SitePage(lang, path, index) for index, (lang, path) in built_pages(site)]
 
 
 def pytest_generate_tests(metafunc):

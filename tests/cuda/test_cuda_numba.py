@@ -37,20 +37,18 @@ def numba_results(request):
     versions = f"numba {numba.__version__} numpy {np.__version__} python {sys.version}".encode()
     cached = ROOT / ".cache" / "numba-simulator" / (hashlib.sha256(depends_on + versions).hexdigest()[:20] + ".pkl")
 
-    def run(folder: Path) -> dict:
-        folder.mkdir(parents=True, exist_ok=True)
-        out = folder / "results.pkl"
-        env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-        subprocess.run([sys.executable, str(HERE / "numba_side_by_side.py"), str(out)], check=True, env=env,
-                       cwd=HERE, timeout=300)
+    def run(_folder: Path) -> dict:
         cached.parent.mkdir(parents=True, exist_ok=True)
         part = cached.with_suffix(f".{os.getpid()}.part")
-        part.write_bytes(out.read_bytes())
+        env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+        subprocess.run([sys.executable, str(HERE / "numba_side_by_side.py"), str(part)], check=True, env=env,
+                       cwd=HERE, timeout=300)
         part.replace(cached)  # whole or not at all, for a run that reads it at the same time
-        return {"pickle": str(out)}
+        return {}
 
-    path = cached if cached.is_file() else Path(once_per_run(request.config, "numba-simulator", run)["pickle"])
-    with open(path, "rb") as f:
+    if not cached.is_file():
+        once_per_run(request.config, "numba-simulator", run)
+    with open(cached, "rb") as f:
         return pickle.load(f)
 
 
